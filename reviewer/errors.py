@@ -1,0 +1,58 @@
+"""Errors a user can act on.
+
+Every message names where the problem is: the file, then the line, record or
+JSON path, so that a bad input file can be fixed without guessing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ReviewerError(Exception):
+    """Base of the errors the CLI and the GUI show to the user as they are."""
+
+
+class InputError(ReviewerError):
+    """A file that cannot be imported.
+
+    ``where`` is a line ("line 12"), a record ("record 'uid_3'") or a JSON path
+    ("$[3].gold_answer"); any combination joined by ", " is fine.
+    """
+
+    def __init__(self, path: str | Path | None, where: str | None, message: str):
+        self.path = str(path) if path is not None else None
+        self.where = where
+        self.message = message
+        parts = [p for p in (self.path, where) if p]
+        prefix = ": ".join(parts)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class NotFound(ReviewerError):
+    """A dataset, run or item that does not exist."""
+
+
+class StaleWrite(ReviewerError):
+    """A write based on a version that someone else has changed since it was read."""
+
+    def __init__(self, what: str, expected: int, actual: int):
+        self.expected = expected
+        self.actual = actual
+        super().__init__(
+            f"{what} was changed by someone else (you had version {expected}, "
+            f"the database has {actual}); reload it before saving"
+        )
+
+
+def json_path(parts) -> str:
+    """Render a JSON path like ``$[3].call[0]["api name"]`` from keys and indexes."""
+    out = "$"
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        elif isinstance(p, str) and p.isidentifier():
+            out += f".{p}"
+        else:
+            out += f"[{p!r}]"
+    return out

@@ -1,0 +1,82 @@
+"""The registry of dataset and prediction formats.
+
+Each format module registers an instance with a decorator when imported;
+``load_all`` imports the built-in modules. Lookup is by name, or by detection
+when the user does not name a format.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from reviewer.errors import InputError
+from reviewer.formats.base import DatasetFormat, RunFormat
+
+_DATASET_FORMATS: dict[str, DatasetFormat] = {}
+_RUN_FORMATS: dict[str, RunFormat] = {}
+
+BUILTIN_MODULES = (
+    "reviewer.formats.tooljson",
+    "reviewer.formats.nestools",
+    "reviewer.formats.deepjson",
+    "reviewer.formats.schemagen",
+    "reviewer.formats.bfcl",
+    "reviewer.formats.toolselect",
+)
+
+
+def dataset_format(cls):
+    """Class decorator: register one instance of a DatasetFormat."""
+    inst = cls()
+    _DATASET_FORMATS[inst.name] = inst
+    return cls
+
+
+def run_format(cls):
+    """Class decorator: register one instance of a RunFormat."""
+    inst = cls()
+    _RUN_FORMATS[inst.name] = inst
+    return cls
+
+
+def load_all() -> None:
+    for mod in BUILTIN_MODULES:
+        importlib.import_module(mod)
+
+
+def dataset_formats() -> dict[str, DatasetFormat]:
+    load_all()
+    return dict(_DATASET_FORMATS)
+
+
+def run_formats() -> dict[str, RunFormat]:
+    load_all()
+    return dict(_RUN_FORMATS)
+
+
+def _pick(registry: dict, name: str | None, path: Path, what: str):
+    if name:
+        try:
+            return registry[name]
+        except KeyError:
+            known = ", ".join(sorted(registry))
+            raise InputError(path, None, f"unknown {what} format {name!r} (known: {known})") from None
+    if not path.exists():
+        raise InputError(path, None, "no such file or folder")
+    found = [f for f in registry.values() if f.detect(path)]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        known = ", ".join(sorted(registry))
+        raise InputError(path, None, f"cannot tell which {what} format this is; name one with --format ({known})")
+    names = ", ".join(f.name for f in found)
+    raise InputError(path, None, f"ambiguous {what} format ({names}); name one with --format")
+
+
+def find_dataset_format(path: Path, name: str | None = None) -> DatasetFormat:
+    return _pick(dataset_formats(), name, Path(path), "dataset")
+
+
+def find_run_format(path: Path, name: str | None = None) -> RunFormat:
+    return _pick(run_formats(), name, Path(path), "prediction")
