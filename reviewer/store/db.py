@@ -1,0 +1,66 @@
+"""Where the database is and how to connect to it.
+
+SQLite by default: a file in the user's data directory, WAL journal, foreign
+keys enforced, full fsync on commit (a crash of the app or the machine loses
+no committed annotation). PostgreSQL for teams through the same code, given a
+``postgresql://`` URL with ``--db`` or the ``REVIEWER_DB`` environment variable.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import create_engine
+
+DB_ENV = "REVIEWER_DB"
+
+
+def default_sqlite_path() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("reviewer", appauthor=False)) / "reviewer.sqlite3"
+
+
+def resolve_url(db: str | os.PathLike | None = None) -> str:
+    """Turn what the user gave (a URL, a file path or nothing) into a SQLAlchemy URL.
+
+    Precedence: the argument, then ``$REVIEWER_DB``, then the default SQLite file.
+    ``postgresql://`` and ``postgres://`` URLs are routed to the psycopg 3 driver.
+    """
+    value = str(db) if db else os.environ.get(DB_ENV) or ""
+    if not value:
+        path = default_sqlite_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return f"sqlite:///{path}"
+    if value.startswith(("postgres://", "postgresql://")):
+        return "postgresql+psycopg://" + value.split("://", 1)[1]
+    if "://" in value:
+        return value
+    path = Path(value).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{path}"
+
+
+def describe(url: str) -> str:
+    """The URL with any password hidden, for messages and logs."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def _sqlite_pragmas(dbapi_conn, _record) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA synchronous=FULL")
+    cur.execute("PRAGMA busy_timeout=10000")
+    cur.close()
+
+
+def make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_pre_ping=True)

@@ -1,0 +1,128 @@
+"""Exports: back to the source format, and a generic JSONL with provenance.
+
+The source-format export hands the dataset's format writer every item with its
+current gold; with no edits the files equal the originals. The JSONL export
+writes one object per item: the item's fields, its current gold, and where
+that gold came from (edits, verdicts, who adjudicated and when).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.engine import Engine
+
+from reviewer.formats.base import DatasetRecord, ExportItem
+from reviewer.formats.registry import dataset_formats
+from reviewer.jobs import JobContext
+from reviewer.store.models import Adjudication, Annotation, Blob, Dataset, Item
+
+item_t, blob_t, ann_t, adj_t, dataset_t = (
+    Item.__table__, Blob.__table__, Annotation.__table__, Adjudication.__table__, Dataset.__table__,
+)
+
+
+def _blob_texts(conn, hashes) -> dict[str, str]:
+    hashes = [h for h in set(hashes) if h]
+    out: dict[str, str] = {}
+    for start in range(0, len(hashes), 500):
+        chunk = hashes[start : start + 500]
+        out.update(conn.execute(select(blob_t.c.hash, blob_t.c.text).where(blob_t.c.hash.in_(chunk))).all())
+    return out
+
+
+def dataset_record(conn, dataset_id: int) -> DatasetRecord:
+    ds = conn.execute(select(dataset_t).where(dataset_t.c.id == dataset_id)).one()
+    meta = dict(ds.meta or {})
+    blobs = _blob_texts(conn, meta.pop("_blobs", []))
+    return DatasetRecord(name=ds.name, format=ds.format, kind=ds.kind, source=ds.source, meta=meta, blobs=blobs)
+
+
+def export_items(conn, dataset_id: int) -> list[ExportItem]:
+    rows = conn.execute(
+        select(
+            item_t.c.record_id, item_t.c.raw, item_t.c.gold, item_t.c.original_gold,
+            item_t.c.context_hash, item_t.c.schema_hash, item_t.c.payload,
+        ).where(item_t.c.dataset_id == dataset_id).order_by(item_t.c.position)
+    ).all()
+    texts = _blob_texts(conn, [h for r in rows for h in (r.context_hash, r.schema_hash)])
+    return [
+        ExportItem(
+            record_id=r.record_id, raw=r.raw, gold=r.gold, original_gold=r.original_gold,
+            context=texts.get(r.context_hash), schema=texts.get(r.schema_hash), payload=r.payload or {},
+        )
+        for r in rows
+    ]
+
+
+def export_dataset(engine: Engine, dataset_id: int, out: Path, ctx: JobContext) -> list[Path]:
+    """Write the dataset in its source format under ``out`` (a folder)."""
+    with engine.connect() as conn:
+        record = dataset_record(conn, dataset_id)
+        items = export_items(conn, dataset_id)
+    writer = dataset_formats()[record.format]
+    out.mkdir(parents=True, exist_ok=True)
+    return writer.write(record, items, out, ctx)
+
+
+def provenance_rows(conn, dataset_id: int, gold_only: bool = False):
+    """Yield one JSON-ready dict per item with its gold and how it was settled."""
+    anns: dict[int, list] = {}
+    for a in conn.execute(
+        select(ann_t).join(item_t, item_t.c.id == ann_t.c.item_id).where(item_t.c.dataset_id == dataset_id)
+    ):
+        anns.setdefault(a.item_id, []).append(
+            {"annotator": a.annotator, "verdict": a.verdict, "rubric": a.rubric, "error_tags": a.error_tags,
+             "note": a.note, "patch": a.patch, "at": a.updated_at.isoformat()}
+        )
+    adjs = {
+        a.item_id: a
+        for a in conn.execute(
+            select(adj_t).join(item_t, item_t.c.id == adj_t.c.item_id).where(item_t.c.dataset_id == dataset_id)
+        )
+    }
+    for r in conn.execute(select(item_t).where(item_t.c.dataset_id == dataset_id).order_by(item_t.c.position)):
+        adj = adjs.get(r.id)
+        if gold_only and adj is None:
+            continue
+        yield {
+            "record_id": r.record_id, "kind": r.kind, "question": r.question, "gold": r.gold,
+            "original_gold": r.original_gold, "gold_edited": r.gold_edited, "category": r.category,
+            "difficulty": r.difficulty, "depth": r.depth, "domain": r.domain, "payload": r.payload,
+            "provenance": {
+                "source_file": r.source_file, "source_line": r.source_line,
+                "annotations": anns.get(r.id, []),
+                "adjudication": None if adj is None else {
+                    "verdict": adj.verdict, "adjudicator": adj.adjudicator, "resolution": adj.resolution,
+                    "rationale": adj.rationale, "at": adj.updated_at.isoformat(),
+                },
+            },
+        }
+
+
+def write_atomically(path: Path, lines) -> int:
+    """Write text lines to ``path`` via a temporary file so a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    count = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            for line in lines:
+                fh.write(line)
+                count += 1
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return count
+
+
+def export_jsonl(engine: Engine, dataset_id: int, path: Path, gold_only: bool = False) -> int:
+    """Write the generic JSONL export; return the number of items written."""
+    with engine.connect() as conn:
+        rows = list(provenance_rows(conn, dataset_id, gold_only))
+    return write_atomically(path, (json.dumps(r, ensure_ascii=False) + "\n" for r in rows))

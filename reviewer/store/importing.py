@@ -1,0 +1,245 @@
+"""Persist what a format reader yields: one transaction per import.
+
+Contracts:
+- Atomic: on any error (bad input raised by the reader, a duplicate id,
+  a database failure) nothing of the import is written.
+- Idempotent: re-importing the same file adds nothing. Items are identified by
+  ``(dataset, record_id)`` and outputs by ``(run, item, replication)``; records
+  already stored are kept as they are (a gold fixed in reviewer is never
+  overwritten by the source file) and counted as unchanged or changed-in-source.
+- Streaming: items are written in chunks as the reader yields them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection, Engine
+
+from reviewer.errors import InputError
+from reviewer.formats.base import ParsedDataset, ParsedRun, blob_hash
+from reviewer.jobs import JobContext
+from reviewer.store import audit
+from reviewer.store.bulk import CHUNK, insert_ignoring_duplicates, insert_many
+from reviewer.store.models import Blob, Dataset, Item, Output, Run, utcnow
+
+blob_t, dataset_t, item_t, run_t, output_t = (
+    Blob.__table__, Dataset.__table__, Item.__table__, Run.__table__, Output.__table__,
+)
+
+
+@dataclass
+class ImportSummary:
+    dataset: str
+    dataset_id: int
+    added: int = 0
+    unchanged: int = 0
+    changed_in_source: list[str] = field(default_factory=list)
+    run: str | None = None
+    run_id: int | None = None
+
+    def describe(self) -> str:
+        what = f"run {self.run!r} of dataset {self.dataset!r}" if self.run else f"dataset {self.dataset!r}"
+        unit = "outputs" if self.run else "items"
+        text = f"{what}: {self.added} {unit} added, {self.unchanged} already present"
+        if self.changed_in_source:
+            text += (
+                f", {len(self.changed_in_source)} differ from the stored version and were kept as stored"
+                f" (first: {self.changed_in_source[0]})"
+            )
+        return text
+
+
+class _Blobs:
+    """Content-addressed large texts, written once per import."""
+
+    def __init__(self, conn: Connection):
+        self.conn = conn
+        self.pending: dict[str, str] = {}
+        self.seen: set[str] = set()
+
+    def put(self, text: str | None) -> str | None:
+        if text is None:
+            return None
+        key = blob_hash(text)
+        if key not in self.seen:
+            self.seen.add(key)
+            self.pending[key] = text
+        return key
+
+    def flush(self) -> None:
+        insert_ignoring_duplicates(self.conn, blob_t, ({"hash": k, "text": v} for k, v in self.pending.items()))
+        self.pending.clear()
+
+
+def _find_or_create_dataset(conn: Connection, parsed: ParsedDataset, name: str, meta: dict) -> int:
+    ds = parsed.dataset
+    row = conn.execute(select(dataset_t.c.id, dataset_t.c.format).where(dataset_t.c.name == name)).first()
+    if row is None:
+        return conn.execute(
+            dataset_t.insert().values(
+                name=name, format=ds.format, kind=ds.kind, source=ds.source, meta=meta, created_at=utcnow()
+            )
+        ).inserted_primary_key[0]
+    if row.format != ds.format:
+        raise InputError(
+            ds.source, None,
+            f"dataset {name!r} already exists with format {row.format!r}, not {ds.format!r}; "
+            "choose another name with --name",
+        )
+    conn.execute(dataset_t.update().where(dataset_t.c.id == row.id).values(meta=meta, source=ds.source))
+    return row.id
+
+
+def _where(rec) -> str:
+    return f"line {rec.source_line}" if rec.source_line else f"record {rec.record_id!r}"
+
+
+def import_dataset(
+    engine: Engine, parsed: ParsedDataset, ctx: JobContext, name: str | None = None, actor: str = "import"
+) -> ImportSummary:
+    ds = parsed.dataset
+    name = name or ds.name
+    with engine.begin() as conn:
+        blobs = _Blobs(conn)
+        meta = dict(ds.meta)
+        meta["_blobs"] = sorted(blobs.put(text) for text in ds.blobs.values())
+        dataset_id = _find_or_create_dataset(conn, parsed, name, meta)
+        existing = dict(
+            conn.execute(select(item_t.c.record_id, item_t.c.id).where(item_t.c.dataset_id == dataset_id)).all()
+        )
+        position = conn.execute(
+            select(func.coalesce(func.max(item_t.c.position), -1)).where(item_t.c.dataset_id == dataset_id)
+        ).scalar() + 1
+        summary = ImportSummary(dataset=name, dataset_id=dataset_id)
+        seen: dict[str, str] = {}
+        rows: list[dict] = []
+        stored_raw: list = []  # (record_id, raw) of records already in the database, checked per chunk
+
+        def flush() -> None:
+            blobs.flush()
+            insert_many(conn, item_t, rows)
+            rows.clear()
+            _count_changed(conn, dataset_id, stored_raw, summary)
+            stored_raw.clear()
+
+        for n, rec in enumerate(parsed.items, 1):
+            if rec.record_id in seen:
+                raise InputError(
+                    rec.source_file or ds.source, _where(rec),
+                    f"duplicate id {rec.record_id!r} (first seen at {seen[rec.record_id]})",
+                )
+            seen[rec.record_id] = _where(rec)
+            if rec.record_id in existing:
+                stored_raw.append((rec.record_id, rec.raw))
+            else:
+                rows.append(_item_row(rec, dataset_id, position, blobs))
+                position += 1
+                summary.added += 1
+            if len(rows) + len(stored_raw) >= CHUNK:
+                flush()
+            if n % 200 == 0:
+                ctx.check_cancelled()
+                ctx.progress(n, None, f"read {n} items")
+        flush()
+        audit.record(conn, actor, "dataset", dataset_id, "import",
+                     after={"source": ds.source, "format": ds.format, "added": summary.added})
+    ctx.progress(len(seen), len(seen), summary.describe())
+    return summary
+
+
+def _item_row(rec, dataset_id: int, position: int, blobs: _Blobs) -> dict:
+    return {
+        "dataset_id": dataset_id, "record_id": rec.record_id, "position": position, "kind": rec.kind,
+        "question": rec.question, "gold": rec.gold, "original_gold": rec.gold, "raw": rec.raw,
+        "payload": rec.payload, "context_hash": blobs.put(rec.context), "schema_hash": blobs.put(rec.schema),
+        "category": rec.category, "difficulty": rec.difficulty, "depth": rec.depth, "domain": rec.domain,
+        "source_file": rec.source_file, "source_line": rec.source_line, "gold_edited": False, "version": 1,
+    }
+
+
+def _count_changed(conn: Connection, dataset_id: int, records: list, summary: ImportSummary) -> None:
+    if not records:
+        return
+    stored = dict(
+        conn.execute(
+            select(item_t.c.record_id, item_t.c.raw).where(
+                item_t.c.dataset_id == dataset_id, item_t.c.record_id.in_([r for r, _ in records])
+            )
+        ).all()
+    )
+    for record_id, raw in records:
+        if stored.get(record_id) == raw:
+            summary.unchanged += 1
+        else:
+            summary.changed_in_source.append(record_id)
+
+
+def import_run(
+    engine: Engine,
+    dataset_id: int,
+    parsed: ParsedRun,
+    ctx: JobContext,
+    name: str | None = None,
+    actor: str = "import",
+) -> ImportSummary:
+    """Attach a prediction file's outputs to a dataset's items as a named run.
+
+    Every output must answer an item of the dataset: an unknown id is an error
+    naming the line or record, and nothing is written.
+    """
+    run = parsed.run
+    name = name or run.name
+    with engine.begin() as conn:
+        ds_name = conn.execute(select(dataset_t.c.name).where(dataset_t.c.id == dataset_id)).scalar_one()
+        row = conn.execute(
+            select(run_t.c.id).where(run_t.c.dataset_id == dataset_id, run_t.c.name == name)
+        ).first()
+        if row is None:
+            run_id = conn.execute(
+                run_t.insert().values(
+                    dataset_id=dataset_id, name=name, format=run.format, source=run.source, model=run.model,
+                    setup=run.setup, config=run.meta, created_at=utcnow(),
+                )
+            ).inserted_primary_key[0]
+            existing: set = set()
+        else:
+            run_id = row.id
+            existing = set(
+                conn.execute(select(output_t.c.item_id, output_t.c.replication).where(output_t.c.run_id == run_id)).all()
+            )
+        item_ids = dict(
+            conn.execute(select(item_t.c.record_id, item_t.c.id).where(item_t.c.dataset_id == dataset_id)).all()
+        )
+        summary = ImportSummary(dataset=ds_name, dataset_id=dataset_id, run=name, run_id=run_id)
+        rows: list[dict] = []
+        seen: set = set()
+        for n, out in enumerate(parsed.outputs, 1):
+            where = f"line {out.source_line}" if out.source_line else f"record {out.record_id!r}"
+            item_id = item_ids.get(out.record_id)
+            if item_id is None:
+                raise InputError(run.source, where, f"id {out.record_id!r} is not an item of dataset {ds_name!r}")
+            key = (item_id, out.replication)
+            if key in seen:
+                raise InputError(run.source, where, f"duplicate output for id {out.record_id!r}")
+            seen.add(key)
+            if key in existing:
+                summary.unchanged += 1
+                continue
+            rows.append({
+                "run_id": run_id, "item_id": item_id, "replication": out.replication, "text": out.text,
+                "prediction": out.prediction, "status": out.status, "error": out.error, "extra": out.extra,
+                "raw": out.raw, "prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens,
+                "cached": False, "created_at": utcnow(),
+            })
+            summary.added += 1
+            if len(rows) >= CHUNK:
+                insert_many(conn, output_t, rows)
+                rows.clear()
+            if n % 200 == 0:
+                ctx.check_cancelled()
+                ctx.progress(n, None, f"read {n} outputs")
+        insert_many(conn, output_t, rows)
+        audit.record(conn, actor, "run", run_id, "import", after={"source": run.source, "added": summary.added})
+    return summary

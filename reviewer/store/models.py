@@ -1,0 +1,190 @@
+"""The tables. SQLModel classes, used through SQLAlchemy Core for bulk paths.
+
+Every JSON-valued column uses the portable JSON type (TEXT on SQLite, json on
+PostgreSQL). ``version`` columns implement optimistic concurrency: a write
+states the version it was based on and fails when the row moved on.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _json(nullable: bool = True) -> Any:
+    return Field(default=None, sa_column=Column(JSON, nullable=nullable))
+
+
+def _text() -> Any:
+    return Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+def _fk(target: str, index: bool = True) -> Any:
+    return Field(
+        sa_column=Column(Integer, ForeignKey(target, ondelete="CASCADE"), nullable=False, index=index)
+    )
+
+
+class Blob(SQLModel, table=True):
+    """A large text stored once by content hash (tool responses, schemas)."""
+
+    hash: str = Field(sa_column=Column(String(64), primary_key=True))
+    text: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class Dataset(SQLModel, table=True):
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(sa_column=Column(String(200), unique=True, nullable=False))
+    format: str
+    kind: str
+    source: str
+    meta: dict | None = _json()
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Item(SQLModel, table=True):
+    """A benchmark item. ``raw`` is the source record as read; ``gold`` the current
+    gold (edited by fixes and adjudication); ``original_gold`` the gold as imported."""
+
+    __table_args__ = (
+        UniqueConstraint("dataset_id", "record_id", name="uq_item_record"),
+        Index("ix_item_dataset_position", "dataset_id", "position"),
+    )
+    id: int | None = Field(default=None, primary_key=True)
+    dataset_id: int = _fk("dataset.id", index=False)
+    record_id: str = Field(sa_column=Column(String(200), nullable=False))
+    position: int
+    kind: str
+    question: str | None = _text()
+    gold: Any = _json()
+    original_gold: Any = _json()
+    raw: dict | None = _json()
+    payload: dict | None = _json()
+    context_hash: str | None = Field(default=None, foreign_key="blob.hash")
+    schema_hash: str | None = Field(default=None, foreign_key="blob.hash")
+    category: str | None = Field(default=None, index=True)
+    difficulty: str | None = Field(default=None, index=True)
+    depth: int | None = Field(default=None, index=True)
+    domain: str | None = None
+    source_file: str | None = None
+    source_line: int | None = None
+    gold_edited: bool = Field(default=False, index=True)  # gold != original_gold
+    version: int = 1
+
+
+class Run(SQLModel, table=True):
+    """A model configuration's outputs on a dataset: imported or produced by a rerun.
+    ``config`` never holds an API key (see reviewer.rerun.secrets)."""
+
+    __table_args__ = (UniqueConstraint("dataset_id", "name", name="uq_run_name"),)
+    id: int | None = Field(default=None, primary_key=True)
+    dataset_id: int = _fk("dataset.id")
+    name: str
+    format: str | None = None
+    source: str | None = None
+    model: str | None = None
+    setup: str | None = None
+    endpoint: str | None = None
+    config: dict | None = _json()
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Output(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("run_id", "item_id", "replication", name="uq_output"),)
+    id: int | None = Field(default=None, primary_key=True)
+    run_id: int = _fk("run.id", index=False)
+    item_id: int = _fk("item.id")
+    replication: int = 0
+    text: str | None = _text()
+    prediction: Any = _json()
+    status: str = "ok"
+    error: str | None = _text()
+    extra: dict | None = _json()
+    raw: dict | None = _json()
+    latency_ms: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    retries: int | None = None
+    finish_reason: str | None = None
+    cached: bool = False
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Score(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("output_id", "scorer", "mode", name="uq_score"),)
+    id: int | None = Field(default=None, primary_key=True)
+    output_id: int = _fk("output.id", index=False)
+    scorer: str
+    mode: str
+    value: float | None = None
+    passed: bool | None = None
+    skipped: bool = False
+    metrics: dict | None = _json()
+    notes: list | None = _json()
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Person(SQLModel, table=True):
+    """Someone who annotates or adjudicates. ``role``: annotator | adjudicator."""
+
+    name: str = Field(sa_column=Column(String(100), primary_key=True))
+    role: str = "annotator"
+
+
+class Annotation(SQLModel, table=True):
+    """One annotator's review of one item: verdict, rubric, error tags, note and,
+    for a Fix, the RFC 6902 patch on the gold and the gold it produces."""
+
+    __table_args__ = (UniqueConstraint("item_id", "annotator", name="uq_annotation"),)
+    id: int | None = Field(default=None, primary_key=True)
+    item_id: int = _fk("item.id")
+    annotator: str = Field(index=True)
+    verdict: str | None = None  # pass | fix | reject
+    rubric: dict | None = _json()
+    error_tags: list | None = _json()
+    note: str | None = _text()
+    patch: list | None = _json()
+    fixed_gold: Any = _json()
+    version: int = 1
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Adjudication(SQLModel, table=True):
+    """The settled outcome of an item: final verdict, final gold and why.
+    ``resolution``: "auto" (both annotators agreed) or "manual"."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("item.id", ondelete="CASCADE"), unique=True, nullable=False)
+    )
+    adjudicator: str | None = None
+    verdict: str
+    final_gold: Any = _json()
+    rationale: str | None = _text()
+    resolution: str = "manual"
+    version: int = 1
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class AuditEntry(SQLModel, table=True):
+    """Every change: who, when, what, before and after. Never updated or deleted."""
+
+    __tablename__ = "audit_log"
+    __table_args__ = (Index("ix_audit_entity", "entity", "entity_id"),)
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = Field(default_factory=utcnow)
+    actor: str
+    entity: str  # dataset | item | run | annotation | adjudication
+    entity_id: int | None = None
+    action: str  # import | edit_gold | annotate | adjudicate | delete ...
+    before: Any = _json()
+    after: Any = _json()

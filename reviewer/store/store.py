@@ -1,0 +1,229 @@
+"""The store: the one object the CLI, the jobs and the GUI's models talk to.
+
+It owns an engine and hands out plain views (reviewer.store.views). Every write
+is one transaction and writes its audit entry in the same transaction.
+Thread-safety: a Store may be shared by threads; each call opens its own
+connection from the pool.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import case, func, select
+
+from reviewer.errors import NotFound, StaleWrite
+from reviewer.formats.registry import find_dataset_format, find_run_format
+from reviewer.jobs import JobContext, silent
+from reviewer.store import audit, exporting, importing, queries
+from reviewer.store.db import describe, make_engine, resolve_url
+from reviewer.store.migrations import upgrade
+from reviewer.store.models import AuditEntry, Blob, Dataset, Item, Output, Run, utcnow
+from reviewer.store.views import AuditView, DatasetInfo, ItemDetail, ItemRow, OutputView, RunInfo
+
+dataset_t, item_t, run_t, output_t, blob_t, audit_t = (
+    Dataset.__table__, Item.__table__, Run.__table__, Output.__table__, Blob.__table__, AuditEntry.__table__,
+)
+
+
+class Store:
+    def __init__(self, db: str | Path | None = None):
+        """Open (creating or upgrading as needed) the database named by ``db``,
+        ``$REVIEWER_DB`` or the default SQLite file (see reviewer.store.db)."""
+        self.url = resolve_url(db)
+        self.engine = make_engine(self.url)
+        self.schema_version = upgrade(self.engine)
+
+    def __repr__(self) -> str:
+        return f"Store({describe(self.url)})"
+
+    @property
+    def backend(self) -> str:
+        return self.engine.dialect.name
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # -- datasets and runs -------------------------------------------------
+
+    def datasets(self) -> list[DatasetInfo]:
+        items = select(item_t.c.dataset_id, func.count().label("n")).group_by(item_t.c.dataset_id).subquery()
+        runs = select(run_t.c.dataset_id, func.count().label("n")).group_by(run_t.c.dataset_id).subquery()
+        stmt = (
+            select(dataset_t, func.coalesce(items.c.n, 0).label("items"), func.coalesce(runs.c.n, 0).label("runs"))
+            .outerjoin(items, items.c.dataset_id == dataset_t.c.id)
+            .outerjoin(runs, runs.c.dataset_id == dataset_t.c.id)
+            .order_by(dataset_t.c.name)
+        )
+        with self.engine.connect() as conn:
+            return [
+                DatasetInfo(r.id, r.name, r.format, r.kind, r.source, r.items, r.runs, r.created_at)
+                for r in conn.execute(stmt)
+            ]
+
+    def dataset(self, ref: str | int) -> DatasetInfo:
+        """A dataset by name or id; NotFound names the ones that exist."""
+        found = [d for d in self.datasets() if d.name == ref or d.id == ref or str(d.id) == str(ref)]
+        if not found:
+            names = ", ".join(d.name for d in self.datasets()) or "none yet"
+            raise NotFound(f"no dataset {ref!r} (datasets: {names})")
+        return found[0]
+
+    def runs(self, dataset: str | int) -> list[RunInfo]:
+        ds = self.dataset(dataset)
+        counts = (
+            select(
+                output_t.c.run_id, func.count().label("n"),
+                func.sum(case((output_t.c.status != "ok", 1), else_=0)).label("errors"),
+            ).group_by(output_t.c.run_id).subquery()
+        )
+        stmt = (
+            select(run_t, func.coalesce(counts.c.n, 0).label("n"), func.coalesce(counts.c.errors, 0).label("errors"))
+            .outerjoin(counts, counts.c.run_id == run_t.c.id)
+            .where(run_t.c.dataset_id == ds.id)
+            .order_by(run_t.c.id)
+        )
+        with self.engine.connect() as conn:
+            return [
+                RunInfo(r.id, r.dataset_id, r.name, r.model, r.setup, r.format, r.n, r.errors, r.created_at)
+                for r in conn.execute(stmt)
+            ]
+
+    def run(self, dataset: str | int, ref: str | int) -> RunInfo:
+        runs = self.runs(dataset)
+        for r in runs:
+            if r.name == ref or str(r.id) == str(ref):
+                return r
+        names = ", ".join(r.name for r in runs) or "none yet"
+        raise NotFound(f"no run {ref!r} in dataset {dataset!r} (runs: {names})")
+
+    def delete_dataset(self, dataset: str | int, actor: str) -> None:
+        ds = self.dataset(dataset)
+        with self.engine.begin() as conn:
+            conn.execute(dataset_t.delete().where(dataset_t.c.id == ds.id))
+            audit.record(conn, actor, "dataset", ds.id, "delete", before={"name": ds.name, "items": ds.items})
+
+    # -- import and export -------------------------------------------------
+
+    def import_dataset(
+        self, path: str | Path, format: str | None = None, name: str | None = None,
+        ctx: JobContext | None = None, actor: str = "import",
+    ) -> importing.ImportSummary:
+        path = Path(path)
+        fmt = find_dataset_format(path, format)
+        ctx = ctx or silent()
+        return importing.import_dataset(self.engine, fmt.read(path, ctx), ctx, name=name, actor=actor)
+
+    def import_run(
+        self, dataset: str | int, path: str | Path, format: str | None = None, name: str | None = None,
+        ctx: JobContext | None = None, actor: str = "import",
+    ) -> importing.ImportSummary:
+        path = Path(path)
+        ds = self.dataset(dataset)
+        fmt = find_run_format(path, format)
+        ctx = ctx or silent()
+        return importing.import_run(self.engine, ds.id, fmt.read(path, ctx), ctx, name=name, actor=actor)
+
+    def export_dataset(self, dataset: str | int, out: str | Path, ctx: JobContext | None = None) -> list[Path]:
+        return exporting.export_dataset(self.engine, self.dataset(dataset).id, Path(out), ctx or silent())
+
+    def export_jsonl(self, dataset: str | int, path: str | Path, gold_only: bool = False) -> int:
+        return exporting.export_jsonl(self.engine, self.dataset(dataset).id, Path(path), gold_only)
+
+    # -- items -------------------------------------------------------------
+
+    def count_items(self, query: queries.ItemQuery) -> int:
+        with self.engine.connect() as conn:
+            return queries.count_items(conn, query)
+
+    def item_page(self, query: queries.ItemQuery, offset: int, limit: int) -> list[ItemRow]:
+        with self.engine.connect() as conn:
+            return queries.page_items(conn, query, offset, limit)
+
+    def item(self, item_id: int) -> ItemDetail:
+        with self.engine.connect() as conn:
+            r = conn.execute(
+                select(item_t, dataset_t.c.name.label("dataset_name"))
+                .join(dataset_t, dataset_t.c.id == item_t.c.dataset_id)
+                .where(item_t.c.id == item_id)
+            ).first()
+            if r is None:
+                raise NotFound(f"no item with id {item_id}")
+            texts = dict(
+                conn.execute(
+                    select(blob_t.c.hash, blob_t.c.text).where(blob_t.c.hash.in_([r.context_hash, r.schema_hash]))
+                ).all()
+            )
+        return ItemDetail(
+            id=r.id, dataset_id=r.dataset_id, dataset=r.dataset_name, record_id=r.record_id, position=r.position,
+            kind=r.kind, question=r.question, gold=r.gold, original_gold=r.original_gold, raw=r.raw or {},
+            payload=r.payload or {}, context=texts.get(r.context_hash), schema=texts.get(r.schema_hash),
+            category=r.category, difficulty=r.difficulty, depth=r.depth, domain=r.domain,
+            source_file=r.source_file, source_line=r.source_line, version=r.version,
+        )
+
+    def find_item(self, dataset: str | int, record_id: str) -> ItemDetail:
+        ds = self.dataset(dataset)
+        with self.engine.connect() as conn:
+            item_id = conn.execute(
+                select(item_t.c.id).where(item_t.c.dataset_id == ds.id, item_t.c.record_id == str(record_id))
+            ).scalar()
+        if item_id is None:
+            raise NotFound(f"no item {record_id!r} in dataset {ds.name!r}")
+        return self.item(item_id)
+
+    def outputs(self, item_id: int) -> list[OutputView]:
+        stmt = (
+            select(output_t, run_t.c.name.label("run_name"), run_t.c.model.label("run_model"))
+            .join(run_t, run_t.c.id == output_t.c.run_id)
+            .where(output_t.c.item_id == item_id)
+            .order_by(run_t.c.id, output_t.c.replication)
+        )
+        with self.engine.connect() as conn:
+            return [
+                OutputView(
+                    id=o.id, run_id=o.run_id, run=o.run_name, model=o.run_model, item_id=o.item_id,
+                    replication=o.replication, text=o.text, prediction=o.prediction, status=o.status,
+                    error=o.error, extra=o.extra or {}, latency_ms=o.latency_ms,
+                    prompt_tokens=o.prompt_tokens, completion_tokens=o.completion_tokens,
+                )
+                for o in conn.execute(stmt)
+            ]
+
+    def set_gold(self, item_id: int, gold: Any, actor: str, expected_version: int, reason: str = "") -> int:
+        """Replace an item's gold; return the item's new version.
+
+        Raises StaleWrite when the item changed since ``expected_version`` was read,
+        so concurrent editors never overwrite each other silently.
+        """
+        with self.engine.begin() as conn:
+            row = conn.execute(
+                select(item_t.c.gold, item_t.c.original_gold, item_t.c.version).where(item_t.c.id == item_id)
+            ).first()
+            if row is None:
+                raise NotFound(f"no item with id {item_id}")
+            new_version = expected_version + 1
+            updated = conn.execute(
+                item_t.update()
+                .where(item_t.c.id == item_id, item_t.c.version == expected_version)
+                .values(gold=gold, gold_edited=gold != row.original_gold, version=new_version)
+            ).rowcount
+            if updated != 1:
+                raise StaleWrite(f"item {item_id}", expected_version, row.version)
+            audit.record(conn, actor, "item", item_id, "edit_gold",
+                         before={"gold": row.gold, "version": row.version},
+                         after={"gold": gold, "version": new_version, "reason": reason})
+        return new_version
+
+    def history(self, entity: str, entity_id: int) -> list[AuditView]:
+        stmt = (
+            select(audit_t)
+            .where(audit_t.c.entity == entity, audit_t.c.entity_id == entity_id)
+            .order_by(audit_t.c.id)
+        )
+        with self.engine.connect() as conn:
+            return [AuditView(a.at, a.actor, a.entity, a.entity_id, a.action, a.before, a.after) for a in conn.execute(stmt)]
+
+
+__all__ = ["Store", "utcnow"]
