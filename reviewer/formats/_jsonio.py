@@ -6,7 +6,7 @@ type. Shared by the format modules; it knows nothing about any benchmark.
 
 API:
 - ``read_text(path)``: the file's text (UTF-8, BOM tolerated), InputError if unreadable.
-- ``load_json_file(path)``: one JSON document.
+- ``load_json_file(path)``: one JSON document; ``parse_json(text, path)`` when already read.
 - ``iter_json_array(path)``: the elements of a top-level JSON array, one at a
   time, each with its index and the 1-based line it starts on.
 - ``iter_jsonl(path)``: ``(line_no, obj)`` for every non-blank line of a JSON Lines file.
@@ -65,7 +65,11 @@ def load_json_file(path: str | Path) -> Any:
 
     Raises InputError with the line and column where decoding failed.
     """
-    text = read_text(path)
+    return parse_json(read_text(path), path)
+
+
+def parse_json(text: str, path: str | Path) -> Any:
+    """Parse a whole file's ``text`` already read; errors name ``path``, line and column."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
