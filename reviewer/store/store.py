@@ -19,11 +19,12 @@ from reviewer.jobs import JobContext, silent
 from reviewer.store import audit, exporting, importing, queries
 from reviewer.store.db import describe, make_engine, resolve_url
 from reviewer.store.migrations import upgrade
-from reviewer.store.models import AuditEntry, Blob, Dataset, Item, Output, Run, utcnow
+from reviewer.store.models import AuditEntry, Blob, Dataset, Item, Output, Run, Score, utcnow
 from reviewer.store.views import AuditView, DatasetInfo, ItemDetail, ItemRow, OutputView, RunInfo
 
-dataset_t, item_t, run_t, output_t, blob_t, audit_t = (
+dataset_t, item_t, run_t, output_t, blob_t, audit_t, score_t = (
     Dataset.__table__, Item.__table__, Run.__table__, Output.__table__, Blob.__table__, AuditEntry.__table__,
+    Score.__table__,
 )
 
 
@@ -215,6 +216,18 @@ class Store:
                          before={"gold": row.gold, "version": row.version},
                          after={"gold": gold, "version": new_version, "reason": reason})
         return new_version
+
+    def run_scores(self, run_id: int, scorer: str | None = None, mode: str = "faithful") -> dict[int, float | None]:
+        """Headline score per item of a run (first replication), for the item table."""
+        stmt = (
+            select(output_t.c.item_id, score_t.c.value)
+            .join(score_t, score_t.c.output_id == output_t.c.id)
+            .where(output_t.c.run_id == run_id, output_t.c.replication == 0, score_t.c.mode == mode)
+        )
+        if scorer:
+            stmt = stmt.where(score_t.c.scorer == scorer)
+        with self.engine.connect() as conn:
+            return dict(conn.execute(stmt).all())
 
     def history(self, entity: str, entity_id: int) -> list[AuditView]:
         stmt = (
