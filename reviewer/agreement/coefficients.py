@@ -1,0 +1,264 @@
+"""Agreement coefficients, computed from item weights so that they vectorise.
+
+An item's contribution to every coefficient depends only on its *pattern*:
+the tuple of codes its annotators gave. ``profile`` reduces a table to its
+distinct patterns and their sufficient statistics; each coefficient then takes
+a weight array ``w`` of shape (..., patterns) -- how many times each pattern
+is counted -- and returns shape (...). The point estimate uses the observed
+pattern counts; the bootstrap passes one row of counts per resample and gets
+every resample's value in a single array operation.
+
+Undefined values (no item rated twice, a single category used by everyone)
+come back as NaN here; ``reviewer.agreement.estimate`` turns them into None
+with a reason before anything is shown.
+
+Conventions (stated because the literature varies):
+- Only items with at least two ratings ("pairable" items) count.
+- Percent agreement is the share of agreeing annotator pairs within an item,
+  averaged over items (for two annotators: the share of items they agree on).
+- Fleiss' kappa with a varying number of annotators per item uses each item's
+  pairwise agreement and category proportions over all pairable ratings
+  (equal to Fleiss 1971 when every item has the same number of ratings).
+- Gwet's AC1 and PABAK use the number of *allowed* categories, not the
+  number observed.
+- Krippendorff's alpha follows Krippendorff (2011), coincidence matrix
+  method; the ordinal metric uses the category order of the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from reviewer.agreement.table import MISSING, RatingTable
+
+# 1 - expected agreement below this is treated as zero: floating sums of
+# proportions that are exactly 1 in theory can miss it by a few ulps.
+_EPS = 1e-12
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The distinct rating patterns of one table and what each contributes."""
+
+    n_categories: int
+    ordinal: bool
+    n_annotators: int
+    inverse: np.ndarray  # (items,) pattern index of every item
+    counts: np.ndarray  # (P, k) annotators choosing each category
+    pairable: np.ndarray  # (P,) 1.0 where the pattern has two or more ratings
+    pair_agreement: np.ndarray  # (P,) share of agreeing annotator pairs (0 if unpairable)
+    unanimous: np.ndarray  # (P,) 1.0 where pairable and all ratings equal
+    coincidence: np.ndarray  # (P, k*k) Krippendorff's coincidences of one item
+    cohen_cells: np.ndarray | None  # (P, k*k) one-hot joint cell, only for two annotators
+
+    @property
+    def n_patterns(self) -> int:
+        return len(self.pairable)
+
+    def item_weights(self, items: np.ndarray | None = None) -> np.ndarray:
+        """Pattern counts over all items, or over the given item indices."""
+        inv = self.inverse if items is None else self.inverse[items]
+        return np.bincount(inv, minlength=self.n_patterns).astype(np.float64)
+
+
+def profile(table: RatingTable) -> Profile:
+    """Reduce a table to its distinct patterns (cheap: there are few)."""
+    k = len(table.categories)
+    n_items, n_annotators = table.codes.shape
+    if n_items:
+        patterns, inverse = np.unique(table.codes, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    else:
+        patterns, inverse = np.zeros((0, n_annotators), np.int8), np.zeros(0, np.intp)
+    present = patterns != MISSING
+    counts = np.stack([(patterns == c).sum(axis=1) for c in range(k)], axis=1).astype(np.float64)
+    counts = counts.reshape(len(patterns), k)
+    raters = present.sum(axis=1).astype(np.float64)
+    pairable = (raters >= 2).astype(np.float64)
+    pairs = raters * (raters - 1)
+    safe_pairs = np.where(pairable > 0, pairs, 1.0)
+    pair_agreement = pairable * (counts * (counts - 1)).sum(axis=1) / safe_pairs
+    unanimous = pairable * (counts.max(axis=1, initial=0) == raters)
+    # Krippendorff: each ordered pair of values within a unit adds 1/(m_u - 1).
+    outer = counts[:, :, None] * counts[:, None, :] - np.eye(k)[None] * counts[:, :, None]
+    coincidence = (pairable / np.where(pairable > 0, raters - 1, 1.0))[:, None, None] * outer
+    cohen = None
+    if n_annotators == 2:
+        both = present.all(axis=1)
+        cell = np.where(both, patterns[:, 0].astype(np.intp) * k + patterns[:, 1], 0)
+        cohen = np.zeros((len(patterns), k * k))
+        cohen[np.arange(len(patterns)), cell] = both
+    return Profile(
+        n_categories=k,
+        ordinal=table.ordinal,
+        n_annotators=n_annotators,
+        inverse=inverse,
+        counts=counts,
+        pairable=pairable,
+        pair_agreement=pair_agreement,
+        unanimous=unanimous.astype(np.float64),
+        coincidence=coincidence.reshape(len(patterns), k * k),
+        cohen_cells=cohen,
+    )
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den, NaN where den is (numerically) zero."""
+    num, den = np.broadcast_arrays(np.asarray(num, float), np.asarray(den, float))
+    out = np.full(num.shape, np.nan)
+    ok = np.abs(den) > _EPS
+    np.divide(num, den, out=out, where=ok)
+    return out
+
+
+def _chance_corrected(observed: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    return _ratio(observed - expected, 1.0 - expected)
+
+
+def pairable_items(p: Profile, w: np.ndarray) -> np.ndarray:
+    """How many items have two or more ratings."""
+    return w @ p.pairable
+
+
+def percent_agreement(p: Profile, w: np.ndarray) -> np.ndarray:
+    """Mean share of agreeing annotator pairs per item (raw agreement)."""
+    return _ratio(w @ p.pair_agreement, pairable_items(p, w))
+
+
+def unanimous_agreement(p: Profile, w: np.ndarray) -> np.ndarray:
+    """NesTools' p = (N_T + N_F) / N (paper 004, Appendix A.4).
+
+    Over an error/no-error variable, N_T counts items every annotator found
+    error-free, N_F items every annotator found erroneous, N the items rated
+    by at least two annotators. With two annotators it equals percent agreement.
+    """
+    return _ratio(w @ p.unanimous, pairable_items(p, w))
+
+
+def pabak(p: Profile, w: np.ndarray) -> np.ndarray:
+    """Prevalence- and bias-adjusted kappa, (k * p_o - 1) / (k - 1) for k allowed categories."""
+    k = p.n_categories
+    return (k * percent_agreement(p, w) - 1.0) / (k - 1)
+
+
+def cohen_kappa(p: Profile, w: np.ndarray) -> np.ndarray:
+    """Cohen's kappa of exactly two annotators over the items both rated."""
+    if p.cohen_cells is None:
+        return np.full(np.shape(w)[:-1], np.nan)
+    k = p.n_categories
+    table = (w @ p.cohen_cells).reshape(*np.shape(w)[:-1], k, k)
+    n = table.sum(axis=(-1, -2))
+    observed = _ratio(np.trace(table, axis1=-2, axis2=-1), n)
+    rows = _ratio(table.sum(axis=-1), n[..., None])
+    cols = _ratio(table.sum(axis=-2), n[..., None])
+    return _chance_corrected(observed, (rows * cols).sum(axis=-1))
+
+
+def category_shares(p: Profile, w: np.ndarray) -> np.ndarray:
+    """Share of each category among all ratings of pairable items, shape (..., k)."""
+    per_category = w @ (p.counts * p.pairable[:, None])
+    return _ratio(per_category, per_category.sum(axis=-1, keepdims=True))
+
+
+def fleiss_kappa(p: Profile, w: np.ndarray) -> np.ndarray:
+    """Fleiss' kappa (1971), generalised to a varying number of ratings per item."""
+    expected = (category_shares(p, w) ** 2).sum(axis=-1)
+    return _chance_corrected(percent_agreement(p, w), expected)
+
+
+def gwet_ac1(p: Profile, w: np.ndarray) -> np.ndarray:
+    """Gwet's AC1: chance agreement sum(pi_c (1 - pi_c)) / (k - 1), pi_c the mean per-item share."""
+    k = p.n_categories
+    shares = p.counts / np.where(p.pairable > 0, p.counts.sum(axis=1), 1.0)[:, None]
+    pi = _ratio(w @ (shares * p.pairable[:, None]), pairable_items(p, w)[..., None])
+    expected = (pi * (1.0 - pi)).sum(axis=-1) / (k - 1)
+    return _chance_corrected(percent_agreement(p, w), expected)
+
+
+def _ordinal_distance(marginals: np.ndarray) -> np.ndarray:
+    """Krippendorff's ordinal delta^2: (sum of n_g from c to k - (n_c + n_k) / 2)^2."""
+    cum = np.cumsum(marginals, axis=-1)
+    between = cum[..., None, :] - cum[..., :, None]
+    half = (marginals[..., :, None] - marginals[..., None, :]) / 2.0
+    return (between + half) ** 2
+
+
+def krippendorff_alpha(p: Profile, w: np.ndarray, metric: str = "nominal") -> np.ndarray:
+    """Krippendorff's alpha, 1 - D_o / D_e, with "nominal" or "ordinal" distances."""
+    k = p.n_categories
+    o = (w @ p.coincidence).reshape(*np.shape(w)[:-1], k, k)
+    marginals = o.sum(axis=-1)
+    total = marginals.sum(axis=-1)
+    if metric == "nominal":
+        delta = np.broadcast_to(1.0 - np.eye(k), o.shape)
+    elif metric == "ordinal":
+        delta = _ordinal_distance(marginals)
+    else:
+        raise ValueError(f"unknown metric {metric!r}: use 'nominal' or 'ordinal'")
+    observed = (o * delta).sum(axis=(-1, -2))
+    expected = (marginals[..., :, None] * marginals[..., None, :] * delta).sum(axis=(-1, -2))
+    return 1.0 - _ratio((total - 1.0) * observed, expected)
+
+
+def krippendorff_alpha_ordinal(p: Profile, w: np.ndarray) -> np.ndarray:
+    return krippendorff_alpha(p, w, "ordinal")
+
+
+Coefficient = Callable[[Profile, np.ndarray], np.ndarray]
+
+# Names as they appear in reports, in display order.
+LABELS: dict[str, str] = {
+    "percent_agreement": "percent agreement",
+    "cohen_kappa": "Cohen's kappa",
+    "fleiss_kappa": "Fleiss' kappa",
+    "krippendorff_alpha": "Krippendorff's alpha (nominal)",
+    "krippendorff_alpha_ordinal": "Krippendorff's alpha (ordinal)",
+    "gwet_ac1": "Gwet's AC1",
+    "pabak": "PABAK",
+    "nestools_p": "p = (N_T + N_F) / N",
+}
+
+_FUNCTIONS: dict[str, Coefficient] = {
+    "percent_agreement": percent_agreement,
+    "cohen_kappa": cohen_kappa,
+    "fleiss_kappa": fleiss_kappa,
+    "krippendorff_alpha": krippendorff_alpha,
+    "krippendorff_alpha_ordinal": krippendorff_alpha_ordinal,
+    "gwet_ac1": gwet_ac1,
+    "pabak": pabak,
+    "nestools_p": unanimous_agreement,
+}
+
+
+def coefficients_for(table: RatingTable, error_variable: bool = False) -> dict[str, Coefficient]:
+    """The coefficients reported for a variable, in display order.
+
+    The ordinal alpha only for ordinal variables; paper 004's p only for
+    error/no-error variables, where it is the statistic the paper publishes.
+    """
+    names = [n for n in LABELS if n != "krippendorff_alpha_ordinal" or table.ordinal]
+    if not error_variable:
+        names.remove("nestools_p")
+    return {n: _FUNCTIONS[n] for n in names}
+
+
+def undefined_reason(name: str, p: Profile, w: np.ndarray, categories: tuple[str, ...]) -> str:
+    """Why coefficient ``name`` is undefined at the (1-D) weights ``w``."""
+    n = float(pairable_items(p, w))
+    if n == 0:
+        return "no item was rated by two annotators"
+    if name == "cohen_kappa" and p.n_annotators != 2:
+        return (
+            f"Cohen's kappa compares exactly two annotators, here there are {p.n_annotators}; "
+            "see Fleiss' kappa and the per-pair breakdown"
+        )
+    used = np.flatnonzero(w @ (p.counts * p.pairable[:, None]))
+    if len(used) == 1:
+        return (
+            f"every rating is {categories[used[0]]!r}: with one category chance agreement is 1, "
+            "so the coefficient is 0/0"
+        )
+    return "undefined for these ratings"
