@@ -1,0 +1,97 @@
+"""Queries the item browser needs beyond ItemQuery: filter choices and review state.
+
+Qt-free; every function takes a Store and reads through SQLAlchemy Core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import func, select
+
+from reviewer.store.models import Adjudication, Annotation, Item
+
+item_t, annotation_t, adjudication_t = Item.__table__, Annotation.__table__, Adjudication.__table__
+
+
+@dataclass(frozen=True)
+class Facets:
+    """The distinct values a dataset's items take, with item counts, for filter pickers.
+
+    Each list is ``[(value, count), ...]`` sorted by value; None values are left out.
+    """
+
+    kinds: list[tuple[str, int]] = field(default_factory=list)
+    categories: list[tuple[str, int]] = field(default_factory=list)
+    difficulties: list[tuple[str, int]] = field(default_factory=list)
+    depths: list[tuple[int, int]] = field(default_factory=list)
+    edited: int = 0  # items whose gold differs from the imported gold
+
+
+def facets(store, dataset_id: int) -> Facets:
+    """Distinct kinds, categories, difficulties and depths of one dataset's items."""
+
+    def counts(conn, column):
+        stmt = (
+            select(column, func.count())
+            .where(item_t.c.dataset_id == dataset_id, column.is_not(None))
+            .group_by(column)
+            .order_by(column)
+        )
+        return [(value, n) for value, n in conn.execute(stmt)]
+
+    with store.engine.connect() as conn:
+        edited = conn.execute(
+            select(func.count()).select_from(item_t)
+            .where(item_t.c.dataset_id == dataset_id, item_t.c.gold_edited.is_(True))
+        ).scalar_one()
+        return Facets(
+            kinds=counts(conn, item_t.c.kind),
+            categories=counts(conn, item_t.c.category),
+            difficulties=counts(conn, item_t.c.difficulty),
+            depths=counts(conn, item_t.c.depth),
+            edited=edited,
+        )
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    """Where an item stands in dual annotation: how many annotated it, and the
+    adjudicated verdict once settled."""
+
+    annotations: int
+    verdicts: tuple[str, ...]  # the annotators' verdicts, in annotator order
+    adjudicated: str | None  # the final verdict, or None while unsettled
+
+    def label(self) -> str:
+        """Short text for a table cell: "adjudicated: fix", "2 annotations (disagree)"..."""
+        if self.adjudicated:
+            return f"adjudicated: {self.adjudicated}"
+        if self.annotations == 0:
+            return "not annotated"
+        if self.annotations == 1:
+            return f"1 annotation ({self.verdicts[0] or 'no verdict'})"
+        agree = len(set(self.verdicts)) == 1
+        return f"{self.annotations} annotations ({'agree' if agree else 'disagree'})"
+
+
+def review_states(store, item_ids: Sequence[int]) -> dict[int, ReviewState]:
+    """The review state of each given item (items nobody annotated included)."""
+    ids = list(item_ids)
+    if not ids:
+        return {}
+    verdicts: dict[int, list[str]] = {i: [] for i in ids}
+    with store.engine.connect() as conn:
+        for item_id, verdict in conn.execute(
+            select(annotation_t.c.item_id, annotation_t.c.verdict)
+            .where(annotation_t.c.item_id.in_(ids))
+            .order_by(annotation_t.c.item_id, annotation_t.c.annotator)
+        ):
+            verdicts[item_id].append(verdict or "")
+        settled = dict(
+            conn.execute(
+                select(adjudication_t.c.item_id, adjudication_t.c.verdict).where(adjudication_t.c.item_id.in_(ids))
+            ).all()
+        )
+    return {i: ReviewState(len(v), tuple(v), settled.get(i)) for i, v in verdicts.items()}

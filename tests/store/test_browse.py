@@ -1,0 +1,60 @@
+"""The item browser's extra queries: filter choices (facets) and review state."""
+
+from __future__ import annotations
+
+from reviewer.jobs import silent
+from reviewer.store import browse
+from reviewer.store.importing import import_dataset
+from reviewer.store.models import Adjudication, Annotation
+from tests.store import records
+
+
+def _demo(store, n=9):
+    summary = import_dataset(store.engine, records.dataset([records.item(i) for i in range(n)]), silent())
+    return summary.dataset_id
+
+
+def test_facets_count_each_distinct_value(store):
+    ds = _demo(store)
+    f = browse.facets(store, ds)
+    assert f.kinds == [("tool_qa", 9)]
+    assert f.categories == [("AGGREGATION", 3), ("EXTRACTIVE", 3), ("FILTERING", 3)]
+    assert f.depths == [(1, 3), (2, 2), (3, 2), (4, 2)]
+    assert f.difficulties == []  # None values are left out
+    assert f.edited == 0
+
+
+def test_facets_count_edited_gold(store):
+    ds = _demo(store, 3)
+    item = store.find_item(ds, "q1")
+    store.set_gold(item.id, "B", actor="t", expected_version=item.version)
+    assert browse.facets(store, ds).edited == 1
+
+
+def test_facets_of_another_dataset_are_separate(store):
+    ds = _demo(store, 3)
+    other = import_dataset(
+        store.engine, records.dataset([records.item(0, category="ONLY")], name="other"), silent()
+    ).dataset_id
+    assert browse.facets(store, other).categories == [("ONLY", 1)]
+    assert len(browse.facets(store, ds).categories) == 3
+
+
+def test_review_states_from_annotations_and_adjudications(store):
+    ds = _demo(store, 4)
+    ids = [store.find_item(ds, f"q{i}").id for i in range(4)]
+    with store.engine.begin() as conn:
+        conn.execute(Annotation.__table__.insert(), [
+            {"item_id": ids[1], "annotator": "ann", "verdict": "pass"},
+            {"item_id": ids[2], "annotator": "ann", "verdict": "pass"},
+            {"item_id": ids[2], "annotator": "bob", "verdict": "fix"},
+            {"item_id": ids[3], "annotator": "ann", "verdict": "pass"},
+            {"item_id": ids[3], "annotator": "bob", "verdict": "pass"},
+        ])
+        conn.execute(Adjudication.__table__.insert(), [{"item_id": ids[3], "verdict": "pass", "resolution": "auto"}])
+    states = browse.review_states(store, ids)
+    assert [states[i].label() for i in ids] == [
+        "not annotated", "1 annotation (pass)", "2 annotations (disagree)", "adjudicated: pass",
+    ]
+    assert states[ids[2]].verdicts == ("pass", "fix")
+    assert browse.review_states(store, []) == {}
