@@ -1,0 +1,230 @@
+"""The ``reviewer`` command.
+
+With no arguments it opens the desktop app; its subcommands do the batch work
+without Qt (a test proves the CLI never loads PySide6).
+
+Exit codes: 0 success, 1 a problem with the input or the database (the message
+says which file, line or record), 2 a usage error, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from reviewer import __version__
+from reviewer.errors import ReviewerError
+from reviewer.jobs import Cancelled, JobContext, Progress
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _terminal_progress(stream=sys.stderr):
+    """A progress callback that redraws one line on a terminal and stays quiet otherwise."""
+    if not stream.isatty():
+        return None
+
+    def show(p: Progress) -> None:
+        total = f"/{p.total}" if p.total else ""
+        rate = f" {p.rate:.0f}/s" if p.rate else ""
+        eta = f" eta {p.eta:.0f}s" if p.eta is not None else ""
+        stream.write(f"\r{p.done}{total}{rate}{eta} {p.message[:60]:<60}")
+        stream.flush()
+
+    return show
+
+
+def _store(args):
+    from reviewer.store import Store
+
+    return Store(args.db)
+
+
+def cmd_import_dataset(args) -> int:
+    store = _store(args)
+    summary = store.import_dataset(args.path, format=args.format, name=args.name,
+                                   ctx=JobContext(_terminal_progress()), actor=args.actor)
+    print(summary.describe())
+    return EXIT_OK
+
+
+def cmd_import_run(args) -> int:
+    store = _store(args)
+    summary = store.import_run(args.dataset, args.path, format=args.format, name=args.name,
+                               ctx=JobContext(_terminal_progress()), actor=args.actor)
+    print(summary.describe())
+    return EXIT_OK
+
+
+def _table(rows: list[list], headers: list[str]) -> str:
+    cells = [[str(c) if c is not None else "" for c in row] for row in [headers, *rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def cmd_list(args) -> int:
+    store = _store(args)
+    if args.dataset is None:
+        datasets = store.datasets()
+        if not datasets:
+            print("no datasets yet; add one with: reviewer import dataset PATH")
+            return EXIT_OK
+        print(_table([[d.name, d.kind, d.format, d.items, d.runs] for d in datasets],
+                     ["dataset", "kind", "format", "items", "runs"]))
+        return EXIT_OK
+    runs = store.runs(args.dataset)
+    ds = store.dataset(args.dataset)
+    print(f"{ds.name}: {ds.items} items of kind {ds.kind} ({ds.format}, from {ds.source})")
+    if runs:
+        print(_table([[r.name, r.model, r.setup, r.outputs, r.errors] for r in runs],
+                     ["run", "model", "setup", "outputs", "errors"]))
+    else:
+        print("no runs yet; add one with: reviewer import run DATASET PATH")
+    return EXIT_OK
+
+
+def cmd_show(args) -> int:
+    store = _store(args)
+    item = store.find_item(args.dataset, args.item)
+    outputs = store.outputs(item.id)
+    if args.json:
+        doc = {
+            "record_id": item.record_id, "kind": item.kind, "question": item.question, "gold": item.gold,
+            "original_gold": item.original_gold, "category": item.category, "difficulty": item.difficulty,
+            "depth": item.depth, "domain": item.domain, "payload": item.payload,
+            "source": {"file": item.source_file, "line": item.source_line},
+            "outputs": [{"run": o.run, "replication": o.replication, "status": o.status, "text": o.text,
+                         "prediction": o.prediction} for o in outputs],
+        }
+        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    meta = ", ".join(f"{k} {v}" for k, v in [("category", item.category), ("difficulty", item.difficulty),
+                                              ("depth", item.depth), ("domain", item.domain)] if v is not None)
+    print(f"{item.dataset} / {item.record_id}  [{item.kind}] {meta}")
+    if item.source_file:
+        print(f"source: {item.source_file}" + (f", line {item.source_line}" if item.source_line else ""))
+    if item.question:
+        print(f"\nquestion:\n  {item.question}")
+    edited = " (edited)" if item.gold_edited else ""
+    print(f"\ngold{edited}:\n{_indent(item.gold)}")
+    for o in outputs:
+        shown = o.prediction if o.prediction is not None else o.text
+        print(f"\nrun {o.run}" + (f" #{o.replication}" if o.replication else "") + f" [{o.status}]:\n{_indent(shown)}")
+    return EXIT_OK
+
+
+def _indent(value, width: int = 2000) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+    if len(text) > width:
+        text = text[:width] + f"\n… ({len(text) - width} more characters; use --json for everything)"
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+def cmd_export(args) -> int:
+    store = _store(args)
+    out = Path(args.out)
+    if args.as_ == "jsonl":
+        n = store.export_jsonl(args.dataset, out, gold_only=args.gold_only)
+        print(f"wrote {n} items to {out}")
+    else:
+        files = store.export_dataset(args.dataset, out, ctx=JobContext(_terminal_progress()))
+        print(f"wrote {len(files)} files under {out}:")
+        for f in files:
+            print(f"  {f}")
+    return EXIT_OK
+
+
+def cmd_formats(args) -> int:
+    from reviewer.formats.registry import dataset_formats, run_formats
+
+    print(_table([[f.name, f.kind, f.label] for f in dataset_formats().values()], ["dataset format", "kind", "label"]))
+    print()
+    print(_table([[f.name, f.dataset_format, f.label] for f in run_formats().values()],
+                 ["prediction format", "for", "label"]))
+    return EXIT_OK
+
+
+def cmd_gui(args) -> int:
+    from ui.app import main as gui_main  # the only place the CLI reaches into Qt
+
+    return gui_main(db=args.db)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    db_help = ("database: a SQLite file path or a postgresql:// URL "
+               "(default: $REVIEWER_DB, else a file in your user data directory)")
+    # --db is accepted before and after the command; SUPPRESS keeps a subcommand's
+    # absent --db from overwriting one given before it.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", default=argparse.SUPPRESS, help=db_help)
+    parser = argparse.ArgumentParser(
+        prog="reviewer",
+        description="Curate gold sets for JSON and tool-use LLM benchmarks. With no command, opens the app.",
+    )
+    parser.add_argument("--db", default=None, help=db_help)
+    parser.add_argument("--version", action="version", version=f"reviewer {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("gui", parents=[common], help="open the desktop app (the default)")
+    p.set_defaults(func=cmd_gui)
+
+    p = sub.add_parser("import", help="import a dataset or a run of model outputs")
+    isub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
+    d = isub.add_parser("dataset", parents=[common], help="import benchmark items from a file or folder")
+    d.add_argument("path", help="the dataset file or folder")
+    d.add_argument("--format", help="dataset format (default: detected; see `reviewer formats`)")
+    d.add_argument("--name", help="dataset name (default: from the file name)")
+    d.add_argument("--actor", default="import", help="who is importing, for the audit log")
+    d.set_defaults(func=cmd_import_dataset)
+    r = isub.add_parser("run", parents=[common], help="import model outputs (a prediction file) as a run")
+    r.add_argument("dataset", help="the dataset the outputs answer (name or id)")
+    r.add_argument("path", help="the prediction file")
+    r.add_argument("--format", help="prediction format (default: detected)")
+    r.add_argument("--name", help="run name (default: from the file)")
+    r.add_argument("--actor", default="import", help="who is importing, for the audit log")
+    r.set_defaults(func=cmd_import_run)
+
+    p = sub.add_parser("list", parents=[common], help="list datasets, or the runs of one dataset")
+    p.add_argument("dataset", nargs="?", help="a dataset name or id")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("show", parents=[common], help="show one item with its gold and outputs")
+    p.add_argument("dataset", help="dataset name or id")
+    p.add_argument("item", help="the item's record id")
+    p.add_argument("--json", action="store_true", help="print everything as JSON")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("export", parents=[common], help="export a dataset in its source format or as JSONL")
+    p.add_argument("dataset", help="dataset name or id")
+    p.add_argument("out", help="output folder (source format) or file (jsonl)")
+    p.add_argument("--as", dest="as_", choices=["source", "jsonl"], default="source",
+                   help="source: the benchmark's own files (default); jsonl: one item a line with provenance")
+    p.add_argument("--gold-only", action="store_true", help="jsonl: only items with a settled gold")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("formats", parents=[common], help="list the dataset and prediction formats")
+    p.set_defaults(func=cmd_formats)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        args.func = cmd_gui
+    try:
+        return args.func(args)
+    except ReviewerError as exc:
+        print(f"reviewer: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except (KeyboardInterrupt, Cancelled):
+        print("reviewer: interrupted; nothing half-written was kept", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
