@@ -23,6 +23,7 @@ BUILTIN_MODULES = (
     "reviewer.formats.schemagen",
     "reviewer.formats.bfcl",
     "reviewer.formats.toolselect",
+    "reviewer.formats.outputs_jsonl",
 )
 
 

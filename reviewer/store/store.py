@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import case, func, select
 
-from reviewer.errors import NotFound, StaleWrite
+from reviewer.errors import InputError, NotFound, StaleWrite
 from reviewer.formats.registry import find_dataset_format, find_run_format
 from reviewer.jobs import JobContext, silent
 from reviewer.store import audit, exporting, importing, queries
@@ -123,6 +123,9 @@ class Store:
         path = Path(path)
         ds = self.dataset(dataset)
         fmt = find_run_format(path, format)
+        if fmt.dataset_format not in ("*", ds.format):
+            raise InputError(path, None, f"{fmt.label} files answer {fmt.dataset_format} datasets, "
+                             f"but dataset {ds.name!r} is {ds.format}")
         ctx = ctx or silent()
         return importing.import_run(self.engine, ds.id, fmt.read(path, ctx), ctx, name=name, actor=actor)
 

@@ -1,0 +1,58 @@
+"""The sample datasets bundled in ``data/``, imported on the app's first start.
+
+Each sample is a dataset in one benchmark's own format with two model runs, all
+made up by this project (no data copied from the benchmarks' repositories).
+Importing is idempotent, so calling ``ensure_samples`` at every start is cheap
+and never duplicates anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reviewer.jobs import JobContext, silent
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str
+    path: str  # relative to data/
+    format: str
+    runs: tuple[tuple[str, str, str], ...] = field(default=())  # (run name, path, format)
+
+
+SAMPLES: tuple[Sample, ...] = (
+    Sample("sample-tool-qa", "tooljson", "tooljson", (
+        ("sample-tool-qa:model-a", "tooljson/predictions/model-a.json", "tooljson-predictions"),
+        ("sample-tool-qa:model-b", "tooljson/predictions/model-b.json", "tooljson-predictions"),
+    )),
+    Sample("sample-extraction", "deepjson/deepjson_sample.xlsx", "deepjson", ()),
+    Sample("sample-call-chains", "nestools/test_data.jsonl", "nestools", (
+        ("chainsmith-8b", "nestools/predictions/chainsmith-8b/raw_response.jsonl", "nestools-predictions"),
+        ("tiny-planner-1b", "nestools/predictions/tiny-planner-1b/raw_response.jsonl", "nestools-predictions"),
+    )),
+    Sample("sample-function-calls", "bfcl/BFCL_v3_simple.json", "bfcl", ()),
+    Sample("sample-schema-generation", "schemagen/schemagen.jsonl", "schemagen", ()),
+    Sample("sample-tool-selection", "toolselect/appendix_a.jsonl", "toolselect", ()),
+)
+
+
+def ensure_samples(store, ctx: JobContext | None = None, data_dir: Path = DATA_DIR) -> list[str]:
+    """Import every bundled sample that is not in ``store`` yet; return the names imported.
+
+    A store that already holds any dataset is left alone: the samples are for a
+    first start, not something to push into a team's database.
+    """
+    ctx = ctx or silent()
+    if store.datasets():
+        return []
+    imported = []
+    for sample in SAMPLES:
+        store.import_dataset(data_dir / sample.path, format=sample.format, name=sample.name, ctx=ctx)
+        for run_name, path, fmt in sample.runs:
+            store.import_run(sample.name, data_dir / path, format=fmt, name=run_name, ctx=ctx)
+        imported.append(sample.name)
+    return imported
