@@ -1,0 +1,236 @@
+"""Which element of the left list corresponds to which element of the right list.
+
+Elements are matched by a configured key member when there is one, else by
+content (canonical fingerprint) with an alignment that keeps an insertion in
+the middle from shifting everything after it, else by position. A matched pair
+found out of order (not on the longest in-order chain of pairs) is a move.
+
+``merge_order`` turns a match into the display order shared by the diff's
+change list and the side-by-side view, so the two always agree.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import defaultdict, deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+
+from reviewer.jsondiff.canonical import canonical, strictly_equal
+
+# Steps yielded by merge_order.
+PAIR, LEFT_ONLY, RIGHT_ONLY = "pair", "left", "right"
+
+# Equal-length lists whose positions mostly agree are aligned by position, the
+# mismatches only checked for moves; this saves fingerprinting every element.
+# Above this share of mismatched positions the full alignment runs.
+_POSITIONAL_MISMATCH_SHARE = 0.1
+
+
+@dataclass
+class ListMatch:
+    """``pairs``: (left index, right index, known strictly equal), sorted by left index.
+    ``moved``: left indexes of pairs that are moves. ``removed``/``added``: unmatched indexes."""
+
+    pairs: list[tuple[int, int, bool]] = field(default_factory=list)
+    moved: set[int] = field(default_factory=set)
+    removed: list[int] = field(default_factory=list)
+    added: list[int] = field(default_factory=list)
+
+    def in_order_pairs(self) -> list[tuple[int, int]]:
+        return [(i, j) for i, j, _ in self.pairs if i not in self.moved]
+
+
+def match_lists(left: list, right: list, key: str | None, detect_moves: bool = True) -> ListMatch:
+    """Match the elements of two lists (see the module docstring)."""
+    if key is None:
+        pairs = _content_pairs(left, right)
+    else:
+        pairs = _key_pairs(left, right, key)
+    pairs.sort()
+    moved = _out_of_order(pairs)
+    if not detect_moves and moved:
+        pairs = [p for p in pairs if p[0] not in moved]
+        moved = set()
+    matched_left = {i for i, _, _ in pairs}
+    matched_right = {j for _, j, _ in pairs}
+    return ListMatch(
+        pairs=pairs,
+        moved=moved,
+        removed=[i for i in range(len(left)) if i not in matched_left],
+        added=[j for j in range(len(right)) if j not in matched_right],
+    )
+
+
+def merge_order(n_left: int, n_right: int, in_order: list[tuple[int, int]]) -> Iterator[tuple]:
+    """Interleave two lists around their in-order pairs.
+
+    Yields ``(PAIR, i, j)``, ``(LEFT_ONLY, i)`` and ``(RIGHT_ONLY, j)``; in each
+    gap between pairs the left-only elements come first.
+    """
+    i = j = 0
+    for pi, pj in [*in_order, (n_left, n_right)]:
+        while i < pi:
+            yield (LEFT_ONLY, i)
+            i += 1
+        while j < pj:
+            yield (RIGHT_ONLY, j)
+            j += 1
+        if pi < n_left:
+            yield (PAIR, pi, pj)
+            i, j = pi + 1, pj + 1
+
+
+def _fingerprints(values: list) -> list:
+    # A value too deep to fingerprint gets a unique stand-in: it matches nothing
+    # by content and is compared by position instead.
+    out = []
+    for v in values:
+        fp = canonical(v)
+        out.append(fp if fp is not None else object())
+    return out
+
+
+def _content_pairs(left: list, right: list) -> list[tuple[int, int, bool]]:
+    n, m = len(left), len(right)
+    pairs: list[tuple[int, int, bool]] = []
+    start = 0
+    while start < n and start < m and strictly_equal(left[start], right[start]):
+        pairs.append((start, start, True))
+        start += 1
+    tail = 0
+    while tail < n - start and tail < m - start and strictly_equal(left[n - 1 - tail], right[m - 1 - tail]):
+        pairs.append((n - 1 - tail, m - 1 - tail, True))
+        tail += 1
+    mid_left = left[start : n - tail]
+    mid_right = right[start : m - tail]
+    if not mid_left and not mid_right:
+        return pairs
+    local = _positional_pairs(mid_left, mid_right)
+    if local is None:
+        local = _aligned_pairs(mid_left, mid_right)
+    pairs.extend((i + start, j + start, eq) for i, j, eq in local)
+    return pairs
+
+
+def _positional_pairs(left: list, right: list) -> list[tuple[int, int, bool]] | None:
+    """Pairs by position when the lengths agree and few positions differ; else None."""
+    if len(left) != len(right):
+        return None
+    mismatched = []
+    limit = max(2, int(len(left) * _POSITIONAL_MISMATCH_SHARE))
+    pairs = []
+    for k, (a, b) in enumerate(zip(left, right)):
+        if strictly_equal(a, b):
+            pairs.append((k, k, True))
+        else:
+            mismatched.append(k)
+            if len(mismatched) > limit:
+                return None
+    # A mismatched element equal to another mismatched element elsewhere moved there.
+    by_print = defaultdict(deque)
+    for k, fp in zip(mismatched, _fingerprints([left[k] for k in mismatched])):
+        by_print[fp].append(k)
+    rest_left = set(mismatched)
+    rest_right = []
+    for k, fp in zip(mismatched, _fingerprints([right[k] for k in mismatched])):
+        candidates = by_print.get(fp)
+        if candidates:
+            i = candidates.popleft()
+            pairs.append((i, k, left[i] == right[k]))
+            rest_left.discard(i)
+        else:
+            rest_right.append(k)
+    pairs.extend((i, j, False) for i, j in zip(sorted(rest_left), rest_right))
+    return pairs
+
+
+def _aligned_pairs(left: list, right: list) -> list[tuple[int, int, bool]]:
+    """Longest-matching-blocks alignment on fingerprints, then moves, then position."""
+    fl, fr = _fingerprints(left), _fingerprints(right)
+    pairs = []
+    pool_left: list[int] = []
+    pool_right: list[int] = []
+    matcher = SequenceMatcher(None, fl, fr, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            # Equal fingerprints; == rules out the one thing they conflate (NaN/null).
+            pairs.extend((i, j, left[i] == right[j]) for i, j in zip(range(i1, i2), range(j1, j2)))
+        elif tag == "replace":
+            # Changed in place: pair by position, the longer side's rest is unmatched.
+            k = min(i2 - i1, j2 - j1)
+            pairs.extend((i1 + d, j1 + d, False) for d in range(k))
+            pool_left.extend(range(i1 + k, i2))
+            pool_right.extend(range(j1 + k, j2))
+        elif tag == "delete":
+            pool_left.extend(range(i1, i2))
+        else:
+            pool_right.extend(range(j1, j2))
+    by_print = defaultdict(deque)
+    for i in pool_left:
+        by_print[fl[i]].append(i)
+    for j in pool_right:
+        candidates = by_print.get(fr[j])
+        if candidates:
+            i = candidates.popleft()
+            pairs.append((i, j, left[i] == right[j]))
+    return pairs
+
+
+def _key_pairs(left: list, right: list, key: str) -> list[tuple[int, int, bool]]:
+    """Pair elements with equal key values (k-th occurrence with k-th); elements
+    without the key are matched among themselves by content."""
+    by_key = defaultdict(deque)
+    unkeyed_right = []
+    for j, v in enumerate(right):
+        kv = _key_value(v, key)
+        if kv is None:
+            unkeyed_right.append(j)
+        else:
+            by_key[kv].append(j)
+    pairs = []
+    unkeyed_left = []
+    for i, v in enumerate(left):
+        kv = _key_value(v, key)
+        if kv is None:
+            unkeyed_left.append(i)
+            continue
+        candidates = by_key.get(kv)
+        if candidates:
+            pairs.append((i, candidates.popleft(), False))
+    if unkeyed_left or unkeyed_right:
+        local = _content_pairs([left[i] for i in unkeyed_left], [right[j] for j in unkeyed_right])
+        pairs.extend((unkeyed_left[i], unkeyed_right[j], eq) for i, j, eq in local)
+    return pairs
+
+
+def _key_value(element, key: str):
+    if type(element) is not dict or key not in element:
+        return None
+    return canonical(element[key])
+
+
+def _out_of_order(pairs: list[tuple[int, int, bool]]) -> set[int]:
+    """Left indexes of the pairs off one longest chain increasing in both indexes."""
+    if len(pairs) < 2:
+        return set()
+    # Longest increasing subsequence of right indexes (pairs are sorted by left index).
+    tails: list[int] = []  # right index ending the best chain of each length
+    tail_at: list[int] = []  # position in ``pairs`` of that chain end
+    previous = [-1] * len(pairs)
+    for pos, (_, j, _) in enumerate(pairs):
+        k = bisect_left(tails, j)
+        if k == len(tails):
+            tails.append(j)
+            tail_at.append(pos)
+        else:
+            tails[k] = j
+            tail_at[k] = pos
+        previous[pos] = tail_at[k - 1] if k else -1
+    keep = set()
+    pos = tail_at[-1]
+    while pos != -1:
+        keep.add(pos)
+        pos = previous[pos]
+    return {pairs[pos][0] for pos in range(len(pairs)) if pos not in keep}
