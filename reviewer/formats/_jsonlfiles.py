@@ -1,0 +1,93 @@
+"""Small pieces shared by the JSON Lines dataset formats (NesTools, BFCL, schemagen, toolselect).
+
+- ``first_record(path)``: the first JSON object of a file, for cheap ``detect``.
+- ``pick_jsonl(path, keys, what)``: the one ``.jsonl`` file to import from a file or folder.
+- ``at(line, parts)``: the "line 7, $.call[2]" location text used in InputError.
+- ``UniqueIds``: rejects a record id seen before, naming both lines.
+- ``write_jsonl(path, rows)``: one compact JSON object a line, UTF-8, parents created.
+
+Parsing and type checks live in ``_jsonio`` (``iter_jsonl``, ``expect``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from reviewer.errors import InputError, json_path
+
+PROGRESS_EVERY = 200  # records between two progress reports while importing
+
+
+def first_record(path: Path) -> Any:
+    """The first non-blank line of ``path`` parsed as JSON, or None when unreadable.
+
+    Only for ``detect``: it never raises, and reads one line whatever the file size.
+    """
+    try:
+        with Path(path).open(encoding="utf-8-sig") as fh:
+            for line in fh:
+                if line.strip():
+                    return json.loads(line)
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return None
+
+
+def has_keys(path: Path, keys: Iterable[str]) -> bool:
+    """True when the first record of ``path`` is an object with all ``keys``."""
+    rec = first_record(path)
+    return isinstance(rec, dict) and all(k in rec for k in keys)
+
+
+def pick_jsonl(path: Path, keys: Iterable[str], what: str) -> Path:
+    """The JSON Lines file to import: ``path`` itself, or the one ``*.jsonl`` in folder
+    ``path`` whose first record has ``keys``.
+
+    Raises InputError when the folder has none or several such files.
+    """
+    path = Path(path)
+    if not path.is_dir():
+        if not path.exists():
+            raise InputError(path, None, "file not found")
+        return path
+    keys = tuple(keys)
+    found = sorted(p for p in path.glob("*.jsonl") if has_keys(p, keys))
+    if not found:
+        raise InputError(path, None, f"no {what} .jsonl file in this folder (records need the fields {', '.join(keys)})")
+    if len(found) > 1:
+        names = ", ".join(p.name for p in found)
+        raise InputError(path, None, f"several {what} files in this folder ({names}); import one of them")
+    return found[0]
+
+
+def at(line: int, parts: list | None = None) -> str:
+    """Location text "line 7" or "line 7, $.call[2].parameters" for InputError."""
+    return f"line {line}, {json_path(parts)}" if parts else f"line {line}"
+
+
+class UniqueIds:
+    """Remembers the line of every record id so that a repeat is an error naming both."""
+
+    def __init__(self, path: Path, what: str = "id"):
+        self.path = path
+        self.what = what
+        self.lines: dict[str, int] = {}
+
+    def add(self, record_id: str, line: int, parts: list | None = None) -> None:
+        first = self.lines.setdefault(record_id, line)
+        if first != line:
+            raise InputError(self.path, at(line, parts), f"duplicate {self.what} {record_id!r} (first on line {first})")
+
+
+def write_jsonl(path: Path, rows: Iterable[Any]) -> Path:
+    """Write one compact JSON value a line (UTF-8, non-ASCII kept as is); return ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8", newline="\n") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False))
+            fh.write("\n")
+    return path

@@ -1,0 +1,290 @@
+"""NesTools (paper 004): nested tool-call chains, and the model predictions on them.
+
+Dataset files (FORMATS.md §3), both JSON Lines, one line per item, same order:
+
+- ``test_data.jsonl``: ``{test_id, api: [{api_name, api_description, parameters,
+  required, responses}], task, call: [{api_name, parameters, responses: ["API_call_k"...]}],
+  field}``;
+- ``test_api_ids.jsonl``: ``{test_id, api_ids: [...]}``, the api_id of each ``api``
+  entry by position (gold calls carry no api_id; the scorer needs them).
+
+``read`` accepts the data file (the ids file is looked for beside it, and where
+the NesTools repository keeps it: ``../inference/build_test_prompt/``), a folder
+holding either layout, or the ids file given explicitly (``api_ids=``).
+Items: record_id = str(test_id), question = task, gold = call, domain = field,
+depth = chain depth, payload = {"apis": api, "api_ids": ids}.
+
+``write`` gives both files back; with no edits every line is JSON value-equal to
+the original; an edited gold replaces ``call`` in place (key order kept).
+
+Predictions: ``raw_response.jsonl`` lines ``{test_id, prompt?, response}``;
+response -1 means the model call failed (status "error").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from reviewer.callgraph import chain_depth
+from reviewer.errors import InputError
+from reviewer.formats._jsonio import expect, iter_jsonl
+from reviewer.formats._jsonlfiles import PROGRESS_EVERY, UniqueIds, at, has_keys, write_jsonl
+from reviewer.formats.base import (
+    DatasetRecord,
+    ExportItem,
+    ItemRecord,
+    OutputRecord,
+    ParsedDataset,
+    ParsedRun,
+    RunRecord,
+)
+from reviewer.formats.registry import dataset_format, run_format
+from reviewer.jobs import JobContext
+from reviewer.kinds import ItemKind
+
+DATA_FILE = "test_data.jsonl"
+IDS_FILE = "test_api_ids.jsonl"
+PREDICTIONS_FILE = "raw_response.jsonl"
+# Where the NesTools repository keeps the ids file, relative to its root.
+REPO_IDS_DIR = Path("inference") / "build_test_prompt"
+DATA_KEYS = ("test_id", "api", "task", "call")
+
+
+def locate_files(path: Path, api_ids: Path | None = None) -> tuple[Path, Path]:
+    """``(data file, api ids file)`` for a data file or a folder; InputError naming where it looked."""
+    path = Path(path)
+    if path.is_dir():
+        candidates = [path / DATA_FILE, path / "data" / DATA_FILE]
+        data = next((p for p in candidates if p.is_file()), None)
+        if data is None:
+            raise InputError(path, None, f"no {DATA_FILE} in this folder or in its data/ folder")
+    elif path.is_file():
+        data = path
+    else:
+        raise InputError(path, None, "file not found")
+    if api_ids is not None:
+        if not Path(api_ids).is_file():
+            raise InputError(api_ids, None, "api ids file not found")
+        return data, Path(api_ids)
+    roots = [data.parent, data.parent.parent] + ([path] if path.is_dir() else [])
+    looked = []
+    for root in roots:
+        for cand in (root / IDS_FILE, root / REPO_IDS_DIR / IDS_FILE):
+            if cand not in looked:
+                looked.append(cand)
+    found = next((p for p in looked if p.is_file()), None)
+    if found is None:
+        where = ", ".join(str(p) for p in looked)
+        raise InputError(data, None, f"companion file {IDS_FILE} not found (looked for {where}); give its path as the api ids file")
+    return data, found
+
+
+def check_calls(calls: Any, path: Path | str, where: str | None, parts: list) -> list:
+    """Check the shape of a gold call list ``[{api_name, parameters, responses: [str]}]``."""
+    expect(calls, list, path, parts, where)
+    for i, call in enumerate(calls):
+        cp = parts + [i]
+        expect(call, dict, path, cp, where)
+        expect(call.get("api_name"), str, path, cp + ["api_name"], where)
+        expect(call.get("parameters"), dict, path, cp + ["parameters"], where)
+        responses = expect(call.get("responses", []), list, path, cp + ["responses"], where)
+        for j, r in enumerate(responses):
+            expect(r, str, path, cp + ["responses", j], where)
+    return calls
+
+
+def _check_data_record(rec: Any, path: Path, line: int) -> None:
+    where = f"line {line}"
+    expect(rec, dict, path, [], where)
+    expect(rec.get("test_id"), (int, str), path, ["test_id"], where)
+    apis = expect(rec.get("api"), list, path, ["api"], where)
+    for i, api in enumerate(apis):
+        expect(api, dict, path, ["api", i], where)
+        expect(api.get("api_name"), str, path, ["api", i, "api_name"], where)
+    expect(rec.get("task"), str, path, ["task"], where)
+    check_calls(rec.get("call"), path, where, ["call"])
+    if rec.get("field") is not None:
+        expect(rec["field"], str, path, ["field"], where)
+
+
+class _Pairs:
+    """Walks the data file and the ids file in step, one record from each."""
+
+    def __init__(self, data: Path, ids: Path):
+        self.data = data
+        self.ids = ids
+
+    def __iter__(self) -> Iterator[tuple[int, dict, list]]:
+        id_lines = iter_jsonl(self.ids)
+        for line, rec in iter_jsonl(self.data):
+            _check_data_record(rec, self.data, line)
+            pair = next(id_lines, None)
+            if pair is None:
+                raise InputError(
+                    self.ids, None,
+                    f"has fewer records than {self.data.name}: none for test_id {rec['test_id']!r} ({self.data.name} line {line})",
+                )
+            yield line, rec, self._ids_for(rec, line, *pair)
+        extra = next(id_lines, None)
+        if extra is not None:
+            raise InputError(self.ids, at(extra[0]), f"has more records than {self.data.name} (which ends before this line)")
+
+    def _ids_for(self, rec: dict, data_line: int, ids_line: int, ids_rec: Any) -> list:
+        where = f"line {ids_line}"
+        expect(ids_rec, dict, self.ids, [], where)
+        if ids_rec.get("test_id") != rec["test_id"]:
+            raise InputError(
+                self.ids, at(ids_line, ["test_id"]),
+                f"test_id {ids_rec.get('test_id')!r} where {self.data.name} line {data_line} has {rec['test_id']!r} "
+                "(the two files must list the items in the same order)",
+            )
+        ids = expect(ids_rec.get("api_ids"), list, self.ids, ["api_ids"], where)
+        if len(ids) != len(rec["api"]):
+            raise InputError(
+                self.ids, at(ids_line, ["api_ids"]),
+                f"{len(ids)} api ids for the {len(rec['api'])} apis of test_id {rec['test_id']!r} ({self.data.name} line {data_line})",
+            )
+        return ids
+
+
+def _items(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord]:
+    seen = UniqueIds(pairs.data, "test_id")
+    count = 0
+    for line, rec, ids in pairs:
+        ctx.check_cancelled()
+        record_id = str(rec["test_id"])
+        seen.add(record_id, line, ["test_id"])
+        yield ItemRecord(
+            record_id=record_id,
+            kind=ItemKind.CALL_CHAIN.value,
+            gold=rec["call"],
+            raw=rec,
+            question=rec["task"],
+            payload={"apis": rec["api"], "api_ids": ids},
+            domain=rec.get("field"),
+            depth=chain_depth(rec["call"]),
+            source_file=str(pairs.data),
+            source_line=line,
+        )
+        count += 1
+        if count % PROGRESS_EVERY == 0:
+            ctx.progress(count, None, f"{count} NesTools items read")
+    ctx.progress(count, count, f"{count} NesTools items read")
+
+
+@dataset_format
+class NesToolsFormat:
+    name = "nestools"
+    label = "NesTools (test_data.jsonl + test_api_ids.jsonl)"
+    kind = ItemKind.CALL_CHAIN.value
+
+    def detect(self, path: Path) -> bool:
+        path = Path(path)
+        if path.is_dir():
+            return (path / DATA_FILE).is_file() or (path / "data" / DATA_FILE).is_file()
+        return path.suffix == ".jsonl" and has_keys(path, DATA_KEYS)
+
+    def read(self, path: Path, ctx: JobContext, api_ids: Path | None = None) -> ParsedDataset:
+        """Parse lazily: errors surface while ``items`` is iterated, naming file, line and JSON path."""
+        data, ids = locate_files(path, api_ids)
+        name = _dataset_name(Path(path), data)
+        dataset = DatasetRecord(
+            name=name,
+            format=self.name,
+            kind=self.kind,
+            source=str(Path(path)),
+            meta={"data_file": data.name, "api_ids_file": ids.name, "api_ids_source": str(ids)},
+        )
+        return ParsedDataset(dataset, _items(_Pairs(data, ids), ctx))
+
+    def write(self, dataset: DatasetRecord, items: list[ExportItem], out: Path, ctx: JobContext) -> list[Path]:
+        """Write ``out/test_data.jsonl`` and ``out/test_api_ids.jsonl`` (names as imported)."""
+        out = Path(out)
+        data_rows, id_rows = [], []
+        for n, item in enumerate(items):
+            ctx.check_cancelled()
+            rec = item.raw
+            if item.gold_edited:
+                check_calls(item.gold, f"record {item.record_id!r}", None, ["call"])
+                rec = _replaced(rec, "call", item.gold)
+            data_rows.append(rec)
+            id_rows.append({"test_id": item.raw["test_id"], "api_ids": item.payload.get("api_ids")})
+            if (n + 1) % PROGRESS_EVERY == 0:
+                ctx.progress(n + 1, len(items), "writing NesTools items")
+        files = [
+            write_jsonl(out / dataset.meta.get("data_file", DATA_FILE), data_rows),
+            write_jsonl(out / dataset.meta.get("api_ids_file", IDS_FILE), id_rows),
+        ]
+        ctx.progress(len(items), len(items), "NesTools files written")
+        return files
+
+
+def _dataset_name(path: Path, data: Path) -> str:
+    """The folder given, else the data file's folder (the repository root for its data/ folder)."""
+    if path.is_dir():
+        return path.resolve().name
+    folder = data.resolve().parent
+    return folder.parent.name if folder.name == "data" else folder.name
+
+
+def _replaced(rec: dict, key: str, value: Any) -> dict:
+    """A copy of ``rec`` with ``key`` set to ``value`` at the same position."""
+    out = dict(rec)
+    out[key] = value
+    return out
+
+
+def _outputs(path: Path, ctx: JobContext) -> Iterator[OutputRecord]:
+    seen = UniqueIds(path, "test_id")
+    count = 0
+    for line, rec in iter_jsonl(path):
+        ctx.check_cancelled()
+        where = f"line {line}"
+        expect(rec, dict, path, [], where)
+        test_id = expect(rec.get("test_id"), (int, str), path, ["test_id"], where)
+        record_id = str(test_id)
+        seen.add(record_id, line, ["test_id"])
+        if "response" not in rec:
+            raise InputError(path, at(line, ["response"]), "missing: expected the model's text or -1")
+        response = expect(rec["response"], (str, int), path, ["response"], where)
+        failed = isinstance(response, int)
+        if failed and response != -1:
+            raise InputError(path, at(line, ["response"]), f"expected the model's text or -1, got {response}")
+        extra = {"prompt": rec["prompt"]} if rec.get("prompt") else {}
+        yield OutputRecord(
+            record_id=record_id,
+            text=None if failed else response,
+            raw=rec,
+            status="error" if failed else "ok",
+            error="the model call failed (response -1)" if failed else None,
+            extra=extra,
+            source_line=line,
+        )
+        count += 1
+        if count % PROGRESS_EVERY == 0:
+            ctx.progress(count, None, f"{count} NesTools predictions read")
+    ctx.progress(count, count, f"{count} NesTools predictions read")
+
+
+@run_format
+class NesToolsPredictionsFormat:
+    name = "nestools-predictions"
+    label = "NesTools predictions (raw_response.jsonl)"
+    dataset_format = "nestools"
+
+    def detect(self, path: Path) -> bool:
+        path = Path(path)
+        if path.is_dir():
+            path = path / PREDICTIONS_FILE
+        return path.is_file() and has_keys(path, ("test_id", "response"))
+
+    def read(self, path: Path, ctx: JobContext) -> ParsedRun:
+        """The run is named after the folder holding ``raw_response.jsonl`` (the model or setup)."""
+        path = Path(path)
+        file = path / PREDICTIONS_FILE if path.is_dir() else path
+        if not file.is_file():
+            raise InputError(file, None, "file not found")
+        run = RunRecord(name=file.parent.name or file.stem, format=self.name, source=str(file), meta={"file": file.name})
+        return ParsedRun(run, _outputs(file, ctx))
