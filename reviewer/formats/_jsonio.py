@@ -53,9 +53,16 @@ def _where(text: str, pos: int) -> str:
     return f"line {line}, column {col}"
 
 
+def _truncated(exc: json.JSONDecodeError) -> bool:
+    """True when decoding failed because the text stopped: nothing but blanks after the
+    error, or a string never closed (JSON strings cannot span lines, so an unclosed
+    one ran to the end of the text)."""
+    return not exc.doc[exc.pos :].strip(_WS) or exc.msg.startswith("Unterminated string")
+
+
 def _decode_error(path: str | Path, exc: json.JSONDecodeError, what: str = "invalid JSON") -> InputError:
     """Turn a decoder error into an InputError; say "truncated" when the text just stops."""
-    if not exc.doc[exc.pos :].strip(_WS):
+    if _truncated(exc):
         return InputError(path, f"line {exc.lineno}, column {exc.colno}", f"{what}: the file ends in the middle of a JSON value (truncated?)")
     return InputError(path, f"line {exc.lineno}, column {exc.colno}", f"{what}: {exc.msg}")
 
@@ -85,7 +92,7 @@ def loads_at(text: str, path: str | Path, where: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        inner = "ends in the middle of a JSON value (truncated?)" if not text[exc.pos :].strip(_WS) else exc.msg
+        inner = "ends in the middle of a JSON value (truncated?)" if _truncated(exc) else exc.msg
         raise InputError(path, where, f"invalid JSON at line {exc.lineno}, column {exc.colno} of the text: {inner}") from None
 
 
@@ -175,7 +182,7 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
             try:
                 obj = json.loads(line)
             except json.JSONDecodeError as exc:
-                if not line[exc.pos :].strip(_WS):
+                if _truncated(exc):
                     msg = "the line ends in the middle of a JSON value (truncated?)"
                 else:
                     msg = f"invalid JSON: {exc.msg}"
