@@ -20,7 +20,7 @@ from reviewer.agreement.coefficients import Profile
 
 # Resamples drawn per block: bounds memory (block x items int64 indices)
 # and is fixed, so the same seed gives the same draws on every machine.
-BLOCK = 64
+BLOCK = 256
 CONFIDENCE = 0.95
 
 

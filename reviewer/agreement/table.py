@@ -96,6 +96,7 @@ class RatingSet:
     item_ids: tuple[str, ...]
     annotators: tuple[str, ...]
     strata: tuple[dict[str, str], ...]  # per item
+    rated: np.ndarray  # (items, annotators) bool: a rating record exists
     tables: dict[str, RatingTable]
     tags: tuple[str, ...]  # every error tag used, sorted
 
@@ -139,8 +140,10 @@ def build_rating_set(ratings: Sequence[Rating]) -> RatingSet:
     codes.update({TAG_PREFIX + t: tag_codes[k] for t, k in tag_index.items()})
     lookups = {name: {c: k for k, c in enumerate(cats)} for name, cats, _ in specs}
 
+    rated = np.zeros(shape, dtype=bool)
     for r in ratings:
         i, j = item_index[r.item_id], rater_index[r.annotator]
+        rated[i, j] = True
         for name in BOOL_RUBRIC_FIELDS:
             value = r.rubric.get(name)
             if value is not None:
@@ -161,4 +164,4 @@ def build_rating_set(ratings: Sequence[Rating]) -> RatingSet:
     tables = {
         name: RatingTable(name, cats, ordinal, annotators, ids, codes[name]) for name, cats, ordinal in specs
     }
-    return RatingSet(ids, annotators, tuple(strata), tables, tags)
+    return RatingSet(ids, annotators, tuple(strata), rated, tables, tags)

@@ -1,0 +1,132 @@
+"""The curation report: every agreement figure of one dual-annotation review.
+
+``build_report`` is the one entry point; renderers in ``render`` and
+``html_report`` only format what it computed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from reviewer.agreement.breakdown import PairBreakdown, by_pair, by_stratum
+from reviewer.agreement.bootstrap import rng_for
+from reviewer.agreement.coefficients import profile
+from reviewer.agreement.disagreements import Disagreement, representative_disagreements
+from reviewer.agreement.distributions import (
+    DifficultyCorrections,
+    Distribution,
+    TagCount,
+    ambiguity_distribution,
+    difficulty_corrections,
+    error_tag_counts,
+    verdict_distribution,
+)
+from reviewer.agreement.estimate import GroupStats, estimate_group
+from reviewer.agreement.fixes import FixAgreement, fix_agreement
+from reviewer.agreement.model import Rating, validate_ratings
+from reviewer.agreement.table import build_rating_set
+from reviewer.agreement.warnings import skew_warnings
+from reviewer.jobs import JobContext, silent
+
+
+@dataclass
+class Report:
+    """Everything the curation report shows; plain data, JSON-serialisable via ``report_to_dict``."""
+
+    n_items: int
+    n_ratings: int
+    annotators: list[str]
+    n_resamples: int
+    seed: int
+    variables: dict[str, str]  # variable name -> categories joined, for readers of the tables
+    overall: GroupStats
+    by_stratum: dict[str, dict[str, GroupStats]]
+    by_pair: dict[str, PairBreakdown]
+    warnings: list[str]
+    verdicts: Distribution
+    ambiguity: Distribution
+    difficulty: DifficultyCorrections
+    error_tags: list[TagCount]
+    disagreements: list[Disagreement]
+    fixes: FixAgreement
+    notes: list[str] = field(default_factory=list)
+
+
+def build_report(
+    ratings: Iterable[Rating], bootstrap: int = 1000, seed: int = 0, ctx: JobContext | None = None
+) -> Report:
+    """Validate the ratings and compute the whole report.
+
+    ``bootstrap`` resamples of the items give 95% percentile intervals (0
+    skips them); the same ``seed`` gives the same intervals. Raises
+    ``InputError`` for a bad rating (see ``validate_ratings``); honours
+    ``ctx`` cancellation between steps.
+    """
+    ctx = ctx or silent()
+    steps = 5
+    ctx.progress(0, steps, "checking ratings")
+    ratings = validate_ratings(ratings)
+    rating_set = build_rating_set(ratings)
+    profiles = {n: profile(t) for n, t in rating_set.tables.items()}
+    ctx.check_cancelled()
+    ctx.progress(1, steps, "overall agreement")
+    overall = estimate_group(rating_set.tables, profiles, None, bootstrap, rng_for(seed, "overall"))
+    ctx.check_cancelled()
+    ctx.progress(2, steps, "agreement per stratum")
+    strata = by_stratum(rating_set, profiles, overall, bootstrap, seed)
+    ctx.check_cancelled()
+    ctx.progress(3, steps, "agreement per annotator pair")
+    pairs = by_pair(rating_set, overall, bootstrap, seed)
+    ctx.check_cancelled()
+    ctx.progress(4, steps, "distributions and fixes")
+    notes = []
+    if len(rating_set.annotators) > 2:
+        notes.append(
+            f"{len(rating_set.annotators)} annotators: Cohen's kappa is given per pair; "
+            "the overall figures use Fleiss' kappa, Krippendorff's alpha and Gwet's AC1."
+        )
+    if bootstrap:
+        notes.append(f"Intervals: 95% percentile bootstrap over items, {bootstrap} resamples, seed {seed}.")
+    report = Report(
+        n_items=len(rating_set.item_ids),
+        n_ratings=len(ratings),
+        annotators=list(rating_set.annotators),
+        n_resamples=bootstrap,
+        seed=seed,
+        variables={n: " / ".join(t.categories) for n, t in rating_set.tables.items()},
+        overall=overall,
+        by_stratum=strata,
+        by_pair=pairs,
+        warnings=skew_warnings(overall, rating_set.tables),
+        verdicts=verdict_distribution(ratings),
+        ambiguity=ambiguity_distribution(ratings),
+        difficulty=difficulty_corrections(ratings),
+        error_tags=error_tag_counts(ratings),
+        disagreements=representative_disagreements(rating_set),
+        fixes=fix_agreement(ratings),
+        notes=notes,
+    )
+    ctx.progress(steps, steps, "done")
+    return report
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    """The report as JSON-ready data; raises ValueError if a NaN or infinity slipped in."""
+    data = dataclasses.asdict(report)
+    _check_finite(data, "$")
+    return data
+
+
+def _check_finite(value: Any, where: str) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{where} is {value}: undefined values must be None with a reason")
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _check_finite(v, f"{where}.{k}")
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_finite(v, f"{where}[{i}]")
