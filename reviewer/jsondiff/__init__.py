@@ -5,12 +5,19 @@ Qt-free. ``diff`` compares two parsed JSON values under ``DiffOptions``;
 ``ChangeIndex`` counts changes and navigates between them.
 """
 
+from reviewer.jsondiff.align import AlignedDocument, CollapsedRun, align
 from reviewer.jsondiff.changes import KINDS, Change, ChangeKind, StringOp
 from reviewer.jsondiff.engine import NotJsonError, diff, json_type
 from reviewer.jsondiff.options import DiffOptions, DiffOptionsError
 from reviewer.jsondiff.paths import PathPattern, PathSyntaxError, parse_path, render_path
+from reviewer.jsondiff.summary import ChangeIndex, count_by_kind
 
 __all__ = [
+    "AlignedDocument",
+    "ChangeIndex",
+    "CollapsedRun",
+    "align",
+    "count_by_kind",
     "KINDS",
     "Change",
     "ChangeKind",

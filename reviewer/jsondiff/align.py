@@ -1,0 +1,329 @@
+"""Side-by-side layout of two documents for the UI.
+
+``align(left, right, changes)`` pretty-prints both documents into rows: row
+``r`` shows ``left_lines[r]`` beside ``right_lines[r]`` (None is a blank filler
+line), so that corresponding nodes line up and each side's text is its
+document (members shared by both objects are shown in the left's order,
+right-only members after them). ``kinds[r]`` is the change kind of the row or
+None. Paths per line are computed on demand (``left_path(r)``), which keeps a
+5 MB document's layout fast.
+
+The layout of lists is rebuilt from the changes alone (removed/added/moved
+elements; the rest paired in order), the same ``merge_order`` the diff uses.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from typing import Any
+
+from reviewer.jsondiff.changes import ADDED, CHANGED, MOVED, REMOVED, TYPE_CHANGED, Change
+from reviewer.jsondiff.lists import LEFT_ONLY, PAIR, merge_order
+from reviewer.jsondiff.render import block_lines, line_paths, scalar_text
+
+
+class _Block:
+    """Consecutive lines of one side: a whole value (paths computed lazily) or
+    one structural line (``{``, ``]``...) of a container shown member by member."""
+
+    __slots__ = ("first_row", "n_lines", "value", "path", "_paths")
+
+    def __init__(self, first_row: int, n_lines: int, value: Any, path: tuple, whole: bool):
+        self.first_row = first_row
+        self.n_lines = n_lines
+        self.value = value if whole else _LINE
+        self.path = path
+        self._paths = None
+
+    def path_of(self, offset: int) -> tuple:
+        if self.value is _LINE:
+            return self.path
+        if self._paths is None:
+            self._paths = line_paths(self.value, self.path)
+        return self._paths[offset]
+
+
+_LINE = object()
+
+
+@dataclass(frozen=True)
+class CollapsedRun:
+    """Rows ``start`` (included) to ``stop`` (excluded) hidden in "differences only" mode."""
+
+    start: int
+    stop: int
+
+    @property
+    def count(self) -> int:
+        return self.stop - self.start
+
+    @property
+    def label(self) -> str:
+        return f"… {self.count} equal line{'s' if self.count != 1 else ''}"
+
+
+@dataclass
+class AlignedDocument:
+    """Two pretty-printed documents laid out in aligned rows (see the module docstring)."""
+
+    left_lines: list[str | None] = field(default_factory=list)
+    right_lines: list[str | None] = field(default_factory=list)
+    kinds: list[str | None] = field(default_factory=list)
+    _left_blocks: list[_Block] = field(default_factory=list, repr=False)
+    _right_blocks: list[_Block] = field(default_factory=list, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def left_text(self) -> str:
+        """The left document as printed, filler lines left out."""
+        return "\n".join(line for line in self.left_lines if line is not None)
+
+    def right_text(self) -> str:
+        return "\n".join(line for line in self.right_lines if line is not None)
+
+    def left_path(self, row: int) -> tuple | None:
+        """Path of the node the left line of ``row`` belongs to; None on a filler."""
+        return _path_at(self._left_blocks, row)
+
+    def right_path(self, row: int) -> tuple | None:
+        return _path_at(self._right_blocks, row)
+
+    def row_of_path(self, path: tuple, side: str = "left") -> int | None:
+        """First row showing ``path`` on ``side`` ("left" or "right"), or None."""
+        blocks = self._left_blocks if side == "left" else self._right_blocks
+        n = len(path)
+        for blk in blocks:
+            if blk.value is _LINE:
+                if blk.path == path:
+                    return blk.first_row
+            elif blk.path == path[: len(blk.path)] and len(blk.path) <= n:
+                for offset in range(blk.n_lines):
+                    if blk.path_of(offset) == path:
+                        return blk.first_row + offset
+        return None
+
+    # -- navigation ----------------------------------------------------------------------
+
+    def change_rows(self) -> list[int]:
+        """First row of each run of changed rows (one run per change as shown)."""
+        kinds = self.kinds
+        return [r for r, k in enumerate(kinds) if k is not None and (r == 0 or kinds[r - 1] != k)]
+
+    def next_change_row(self, row: int) -> int | None:
+        """First changed run starting after ``row`` (None when there is none)."""
+        starts = self._starts()
+        k = bisect_right(starts, row)
+        return starts[k] if k < len(starts) else None
+
+    def previous_change_row(self, row: int) -> int | None:
+        starts = self._starts()
+        k = bisect_right(starts, row - 1)
+        return starts[k - 1] if k else None
+
+    def _starts(self) -> list[int]:
+        cached = getattr(self, "_change_starts", None)
+        if cached is None or cached[0] != len(self.kinds):
+            cached = (len(self.kinds), self.change_rows())
+            self._change_starts = cached
+        return cached[1]
+
+    # -- "differences only" --------------------------------------------------------------
+
+    def differences_only(self, context: int = 3) -> list[int | CollapsedRun]:
+        """Rows to show when only differences matter: every changed row and
+        ``context`` rows around it, each longer run of equal rows replaced by
+        one ``CollapsedRun`` ("… N equal lines")."""
+        n = len(self.kinds)
+        keep = bytearray(n)
+        for r, k in enumerate(self.kinds):
+            if k is not None:
+                lo, hi = max(0, r - context), min(n, r + context + 1)
+                keep[lo:hi] = b"\x01" * (hi - lo)
+        out: list[int | CollapsedRun] = []
+        r = 0
+        while r < n:
+            if keep[r]:
+                out.append(r)
+                r += 1
+                continue
+            stop = keep.find(b"\x01", r)
+            stop = n if stop == -1 else stop
+            out.append(CollapsedRun(r, stop))
+            r = stop
+        return out
+
+
+def _path_at(blocks: list[_Block], row: int) -> tuple | None:
+    lo, hi = 0, len(blocks)
+    while lo < hi:  # last block starting at or before row
+        mid = (lo + hi) // 2
+        if blocks[mid].first_row <= row:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo == 0:
+        return None
+    blk = blocks[lo - 1]
+    offset = row - blk.first_row
+    return blk.path_of(offset) if offset < blk.n_lines else None
+
+
+class _Layout:
+    """Builds an AlignedDocument row by row, in document order."""
+
+    def __init__(self, changes: list[Change], indent: int):
+        self.indent = indent
+        self.doc = AlignedDocument()
+        # The change at exactly a node, by side, and every ancestor of one.
+        self.at_left: dict[tuple, Change] = {}
+        self.at_right: dict[tuple, Change] = {}
+        self.dirty_left: set[tuple] = set()
+        self.dirty_right: set[tuple] = set()
+        for c in changes:
+            if c.left_path is not None:
+                self.at_left.setdefault(c.left_path, c)
+                _add_prefixes(self.dirty_left, c.left_path)
+            if c.right_path is not None and c.kind in (ADDED, MOVED):
+                self.at_right.setdefault(c.right_path, c)
+            if c.right_path is not None:
+                _add_prefixes(self.dirty_right, c.right_path)
+
+    # -- emitting rows -------------------------------------------------------------------
+
+    def rows(self, left: tuple | None, right: tuple | None, kind: str | None) -> None:
+        """Emit one side's block beside the other's (either may be None), padded to equal height.
+
+        A side is ``(value, path, depth, before, after)``.
+        """
+        doc = self.doc
+        start = len(doc.kinds)
+        n_left = n_right = 0
+        if left is not None:
+            lines, n_left = self._side(left, doc._left_blocks, start)
+            doc.left_lines.extend(lines)
+        if right is not None:
+            lines, n_right = self._side(right, doc._right_blocks, start)
+            doc.right_lines.extend(lines)
+        height = max(n_left, n_right)
+        if n_left < height:
+            doc.left_lines.extend([None] * (height - n_left))
+        if n_right < height:
+            doc.right_lines.extend([None] * (height - n_right))
+        doc.kinds.extend([kind] * height)
+
+    def _side(self, side: tuple, blocks: list[_Block], start: int) -> tuple[list[str], int]:
+        value, path, depth, before, after = side
+        lines = block_lines(value, depth, before, after, self.indent)
+        blocks.append(_Block(start, len(lines), value, path, whole=True))
+        return lines, len(lines)
+
+    def line(self, left_text: str, left_path: tuple, right_text: str, right_path: tuple) -> None:
+        """One structural line on both sides (an opening or closing bracket)."""
+        doc = self.doc
+        row = len(doc.kinds)
+        doc._left_blocks.append(_Block(row, 1, None, left_path, whole=False))
+        doc._right_blocks.append(_Block(row, 1, None, right_path, whole=False))
+        doc.left_lines.append(left_text)
+        doc.right_lines.append(right_text)
+        doc.kinds.append(None)
+
+    # -- walking -------------------------------------------------------------------------
+
+    def run(self, left: Any, right: Any) -> AlignedDocument:
+        # Explicit stack: a task is a pair of nodes to lay out, or a closing line.
+        stack: list = [("pair", left, right, (), (), 0, "", "", "", "")]
+        while stack:
+            task = stack.pop()
+            if task[0] == "close":
+                self.line(*task[1:])
+                continue
+            if task[0] == "rows":
+                self.rows(*task[1:])
+                continue
+            _, a, b, lp, rp, depth, lbefore, rbefore, lafter, rafter = task
+            left_side = (a, lp, depth, lbefore, lafter)
+            right_side = (b, rp, depth, rbefore, rafter)
+            if lp not in self.dirty_left and rp not in self.dirty_right:
+                self.rows(left_side, right_side, None)
+                continue
+            change = self.at_left.get(lp)
+            if change is not None and change.kind in (CHANGED, TYPE_CHANGED):
+                self.rows(left_side, right_side, change.kind)
+                continue
+            ta, tb = type(a), type(b)
+            if ta is not tb or ta not in (dict, list) or not a or not b:
+                # Not expected from a diff of these documents; show both as changed.
+                kind = ADDED if not a and ta is tb else REMOVED if not b and ta is tb else CHANGED
+                self.rows(left_side, right_side, kind)
+                continue
+            opener, closer = ("{", "}") if ta is dict else ("[", "]")
+            pad = " " * (self.indent * depth)
+            self.line(pad + lbefore + opener, lp, pad + rbefore + opener, rp)
+            children = self._object_children(a, b, lp, rp) if ta is dict else self._list_children(a, b, lp, rp)
+            tasks = self._child_tasks(children, a, b, lp, rp, depth + 1)
+            stack.append(("close", pad + closer + lafter, lp, pad + closer + rafter, rp))
+            stack.extend(reversed(tasks))
+        return self.doc
+
+    def _object_children(self, a: dict, b: dict, lp: tuple, rp: tuple) -> list[tuple]:
+        children = [(PAIR, k, k) if k in b else (LEFT_ONLY, k) for k in a]
+        children.extend(("right", k) for k in b if k not in a)
+        return children
+
+    def _list_children(self, a: list, b: list, lp: tuple, rp: tuple) -> list[tuple]:
+        # Elements reported removed/moved (left) or added/moved (right) stand
+        # alone; the others were paired in order by the diff.
+        gone = {i for i in range(len(a)) if (c := self.at_left.get(lp + (i,))) is not None and c.kind in (REMOVED, MOVED)}
+        new = {j for j in range(len(b)) if (c := self.at_right.get(rp + (j,))) is not None and c.kind in (ADDED, MOVED)}
+        pairs = list(zip((i for i in range(len(a)) if i not in gone), (j for j in range(len(b)) if j not in new)))
+        return list(merge_order(len(a), len(b), pairs))
+
+    def _child_tasks(self, children: list[tuple], a, b, lp: tuple, rp: tuple, depth: int) -> list:
+        is_object = type(a) is dict
+        n_left = sum(1 for c in children if c[0] != "right")
+        n_right = sum(1 for c in children if c[0] != LEFT_ONLY)
+        seen_left = seen_right = 0
+        tasks: list = []
+        for child in children:
+            if child[0] == PAIR:
+                seen_left += 1
+                seen_right += 1
+                ka, kb = child[1], child[2]
+                before = scalar_text(ka) + ": " if is_object else ""
+                tasks.append(
+                    (
+                        "pair", a[ka], b[kb], lp + (ka,), rp + (kb,), depth, before, before,
+                        "," if seen_left < n_left else "", "," if seen_right < n_right else "",
+                    )
+                )
+            elif child[0] == LEFT_ONLY:
+                seen_left += 1
+                k = child[1]
+                change = self.at_left.get(lp + (k,))
+                before = scalar_text(k) + ": " if is_object else ""
+                side = (a[k], lp + (k,), depth, before, "," if seen_left < n_left else "")
+                tasks.append(("rows", side, None, change.kind if change else None))
+            else:
+                seen_right += 1
+                k = child[1]
+                change = self.at_right.get(rp + (k,))
+                before = scalar_text(k) + ": " if is_object else ""
+                side = (b[k], rp + (k,), depth, before, "," if seen_right < n_right else "")
+                tasks.append(("rows", None, side, change.kind if change else None))
+        return tasks
+
+
+def _add_prefixes(target: set, path: tuple) -> None:
+    for n in range(len(path), -1, -1):
+        prefix = path[:n]
+        if prefix in target:
+            return  # its own prefixes are in already
+        target.add(prefix)
+
+
+def align(left: Any, right: Any, changes: list[Change], indent: int = 2) -> AlignedDocument:
+    """Lay out ``left`` and ``right`` side by side using ``changes`` from
+    ``diff(left, right, options)`` (with the same documents)."""
+    return _Layout(changes, indent).run(left, right)
