@@ -69,17 +69,22 @@ def at(line: int, parts: list | None = None) -> str:
 
 
 class UniqueIds:
-    """Remembers the line of every record id so that a repeat is an error naming both."""
+    """Remembers where every record id was seen so that a repeat is an error naming both places.
+
+    ``path`` is the file being read; a dataset read from several files sets it
+    before each one, and a repeat across files names the first file too.
+    """
 
     def __init__(self, path: Path, what: str = "id"):
-        self.path = path
+        self.path = Path(path)
         self.what = what
-        self.lines: dict[str, int] = {}
+        self.first: dict[str, tuple[Path, int]] = {}
 
     def add(self, record_id: str, line: int, parts: list | None = None) -> None:
-        first = self.lines.setdefault(record_id, line)
-        if first != line:
-            raise InputError(self.path, at(line, parts), f"duplicate {self.what} {record_id!r} (first on line {first})")
+        first = self.first.setdefault(record_id, (self.path, line))
+        if first != (self.path, line):
+            where = f"line {first[1]}" if first[0] == self.path else f"{first[0].name} line {first[1]}"
+            raise InputError(self.path, at(line, parts), f"duplicate {self.what} {record_id!r} (first on {where})")
 
 
 def write_jsonl(path: Path, rows: Iterable[Any]) -> Path:

@@ -259,7 +259,7 @@ class _CategoryReader:
 
 
 def _items(readers: list[_CategoryReader], ctx: JobContext) -> Iterator[ItemRecord]:
-    seen = UniqueIds(Path(readers[0].file.parent), "id")
+    seen = UniqueIds(readers[0].file, "id")
     count = 0
     for reader in readers:
         seen.path = reader.file

@@ -221,6 +221,13 @@ def test_duplicate_ids(tmp_path):
     assert "line 2, $.id: duplicate id 'simple_0' (first on line 1)" in msg
 
 
+def test_duplicate_ids_across_category_files_name_both_files(tmp_path):
+    make_category(tmp_path, "simple", SIMPLE)
+    make_category(tmp_path, "special", [SIMPLE[1]])
+    msg = error_of(tmp_path)
+    assert "BFCL_v3_special.json: line 1, $.id: duplicate id 'simple_1' (first on BFCL_v3_simple.json line 2)" in msg
+
+
 def test_possible_answer_file_given_instead_of_questions(tmp_path):
     make_category(tmp_path, "simple", SIMPLE)
     with pytest.raises(InputError, match="this is a possible-answer file; import the question file"):
