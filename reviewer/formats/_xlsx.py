@@ -40,7 +40,11 @@ def open_sheet(path: str | Path, sheet: str) -> Iterator[Any]:
         if sheet not in wb.sheetnames:
             found = ", ".join(repr(s) for s in wb.sheetnames) or "none"
             raise InputError(p, None, f"no sheet named {sheet!r} (sheets found: {found})")
-        yield wb[sheet]
+        ws = wb[sheet]
+        # Read-only mode trusts the sheet's <dimension> tag, which some writers get
+        # wrong (e.g. "A1"); forgetting it makes openpyxl read every row there is.
+        ws.reset_dimensions()
+        yield ws
     finally:
         wb.close()
 

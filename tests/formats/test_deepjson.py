@@ -199,6 +199,22 @@ def test_duplicate_ids_name_both_rows(tmp_path):
     assert "row 4, column A (id): duplicate id 'a' (first at row 2)" in msg
 
 
+def test_a_wrong_dimension_tag_does_not_hide_rows(tmp_path):
+    import re
+    import zipfile
+
+    good = make_xlsx(tmp_path / "good.xlsx")
+    bad = tmp_path / "bad.xlsx"
+    with zipfile.ZipFile(good) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                data = re.sub(rb'<dimension ref="[^"]*"', b'<dimension ref="A1:B2"', data)
+            zout.writestr(info, data)
+    _, items = read(bad)
+    assert [it.gold for it in items] == GOLDS
+
+
 def test_not_a_workbook_is_named(tmp_path):
     path = tmp_path / "d.xlsx"
     path.write_text("schema,text\n")
