@@ -11,7 +11,7 @@ from reviewer.errors import InputError
 from reviewer.formats.base import ExportItem
 from reviewer.formats.nestools import NesToolsFormat, NesToolsPredictionsFormat
 from reviewer.formats.registry import find_dataset_format, find_run_format
-from reviewer.jobs import silent
+from reviewer.jobs import Cancelled, JobContext, silent
 
 ROOT = Path(__file__).resolve().parents[2]
 REFDATA = ROOT.parent / "shared" / "refdata" / "NesTools"
@@ -85,6 +85,20 @@ def test_reads_items_with_api_ids_depth_and_fields(tmp_path):
     assert first.gold == [{"api_name": "a", "parameters": {"x": "1"}, "responses": ["API_call_0"]}]
     assert first.payload["apis"][0]["api_name"] == "a"
     assert first.source_line == 1 and first.source_file.endswith("test_data.jsonl")
+
+
+def test_import_reports_progress_and_stops_when_cancelled(tmp_path):
+    data = make_dataset(tmp_path)
+    seen = []
+    ctx = JobContext(seen.append)
+    assert len(list(FMT.read(data, ctx).items)) == 3
+    assert (seen[-1].done, seen[-1].total) == (3, 3)
+    ctx = JobContext()
+    items = FMT.read(data, ctx).items
+    next(items)
+    ctx.cancel()
+    with pytest.raises(Cancelled):
+        next(items)
 
 
 def test_folder_in_repository_layout_finds_the_ids_file(tmp_path):
