@@ -115,6 +115,10 @@ def plan(
     return calls
 
 
+def rejection_note(param: str) -> str:
+    return f"server rejected {param}; sent without it"
+
+
 class _EndpointQuirks:
     """Parameters this endpoint refused during the run; later calls leave them out."""
 
@@ -127,7 +131,7 @@ class _EndpointQuirks:
             if param in out:
                 del out[param]
                 note = f"sent without {param} (the server rejected it earlier in this run)"
-                if note not in notes:
+                if note not in notes and rejection_note(param) not in notes:
                     notes.append(note)
         return out
 
@@ -277,7 +281,7 @@ class _Run:
             except CallError as exc:
                 if exc.kind == "rejected" and exc.param in body and exc.param not in self.quirks.dropped:
                     self.quirks.dropped.add(exc.param)
-                    notes.append(f"server rejected {exc.param}; sent without it")
+                    notes.append(rejection_note(exc.param))
                     log.info("%s rejected %s; continuing without it", self.config.base_url, exc.param)
                     continue
                 if exc.kind == "rejected" and exc.param in self.quirks.dropped and exc.param in body:

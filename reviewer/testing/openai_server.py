@@ -120,7 +120,10 @@ class OpenAIServer:
     def start(self) -> OpenAIServer:
         handler = type("Handler", (_Handler,), {"owner": self})
         self._httpd = _Server(("127.0.0.1", 0), handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="openai-test-server", daemon=True)
+        # A short poll interval: close() waits up to one interval for the serving loop.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="openai-test-server", daemon=True
+        )
         self._thread.start()
         return self
 
