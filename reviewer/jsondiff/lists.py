@@ -152,29 +152,34 @@ def _aligned_pairs(left: list, right: list) -> list[tuple[int, int, bool]]:
     pairs = []
     pool_left: list[int] = []
     pool_right: list[int] = []
+    replaced: list[tuple[range, range]] = []
     matcher = SequenceMatcher(None, fl, fr, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             # Equal fingerprints; == rules out the one thing they conflate (NaN/null).
             pairs.extend((i, j, left[i] == right[j]) for i, j in zip(range(i1, i2), range(j1, j2)))
-        elif tag == "replace":
-            # Changed in place: pair by position, the longer side's rest is unmatched.
-            k = min(i2 - i1, j2 - j1)
-            pairs.extend((i1 + d, j1 + d, False) for d in range(k))
-            pool_left.extend(range(i1 + k, i2))
-            pool_right.extend(range(j1 + k, j2))
-        elif tag == "delete":
-            pool_left.extend(range(i1, i2))
-        else:
-            pool_right.extend(range(j1, j2))
+            continue
+        pool_left.extend(range(i1, i2))
+        pool_right.extend(range(j1, j2))
+        if tag == "replace":
+            replaced.append((range(i1, i2), range(j1, j2)))
+    # An element that left one place and reappears elsewhere moved.
     by_print = defaultdict(deque)
     for i in pool_left:
         by_print[fl[i]].append(i)
+    moved_left, moved_right = set(), set()
     for j in pool_right:
         candidates = by_print.get(fr[j])
         if candidates:
             i = candidates.popleft()
             pairs.append((i, j, left[i] == right[j]))
+            moved_left.add(i)
+            moved_right.add(j)
+    # What is left of a replaced block changed in place: pair it by position.
+    for lefts, rights in replaced:
+        rest_left = [i for i in lefts if i not in moved_left]
+        rest_right = [j for j in rights if j not in moved_right]
+        pairs.extend((i, j, False) for i, j in zip(rest_left, rest_right))
     return pairs
 
 
