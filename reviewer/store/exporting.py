@@ -59,11 +59,16 @@ def export_items(conn, dataset_id: int) -> list[ExportItem]:
     ]
 
 
-def export_dataset(engine: Engine, dataset_id: int, out: Path, ctx: JobContext) -> list[Path]:
-    """Write the dataset in its source format under ``out`` (a folder)."""
+def export_dataset(
+    engine: Engine, dataset_id: int, out: Path, ctx: JobContext, record_ids: set[str] | None = None
+) -> list[Path]:
+    """Write the dataset in its source format under ``out`` (a folder); with
+    ``record_ids``, only those items (the released Gold, say)."""
     with engine.connect() as conn:
         record = dataset_record(conn, dataset_id)
         items = export_items(conn, dataset_id)
+    if record_ids is not None:
+        items = [i for i in items if i.record_id in record_ids]
     writer = dataset_formats()[record.format]
     out.mkdir(parents=True, exist_ok=True)
     return writer.write(record, items, out, ctx)

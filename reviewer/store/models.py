@@ -168,6 +168,7 @@ class Adjudication(SQLModel, table=True):
     adjudicator: str | None = None
     verdict: str
     final_gold: Any = _json()
+    rubric: dict | None = _json()  # the settled rubric (ambiguity decides gold release)
     rationale: str | None = _text()
     resolution: str = "manual"
     version: int = 1

@@ -1,0 +1,1 @@
+"""Dual-annotator review: annotate (blind), settle (auto or adjudicated), release Gold."""
