@@ -35,6 +35,7 @@ from reviewer.scoring.base import Mode, ScoreResult, ScoringItem, ScoringOutput
 from reviewer.scoring.nestools_aggregate import DIMENSIONS, prf, summarise
 from reviewer.scoring.nestools_match import ItemCounts, ParamErrors, match_item
 from reviewer.scoring.nestools_parse import parse_calls
+from reviewer.scoring.registry import register_scorer
 
 FIXES = ("id as text", "exact depth", "nested errors once", "first parsable list")
 
@@ -73,6 +74,7 @@ def _skipped(note: str) -> ScoreResult:
     return ScoreResult(metrics={}, primary="average", passed=None, skipped=True, notes=[note])
 
 
+@register_scorer
 class NesToolsScorer:
     name = "nestools"
     kind = "call_chain"

@@ -1,0 +1,167 @@
+"""BFCL AST scoring on project-made function-calling items."""
+
+import json
+
+import pytest
+
+from reviewer.scoring.base import ScoringItem, ScoringOutput
+from reviewer.scoring.bfcl import SCORER
+from reviewer.scoring.bfcl_decode import DecodeError, decode
+
+AREA = {
+    "name": "triangle.area",
+    "parameters": {
+        "type": "dict",
+        "properties": {
+            "base": {"type": "integer"},
+            "height": {"type": "float"},
+            "unit": {"type": "string"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "opts": {"type": "dict"},
+        },
+        "required": ["base", "height"],
+    },
+}
+AREA_ANSWER = {"triangle.area": {"base": [10], "height": [5.0], "unit": ["square meters", ""],
+                                 "tags": [["a", "b"], ""], "opts": [{"precise": [True], "mode": ["fast", ""]}, ""]}}
+WEATHER = {"name": "get_weather", "parameters": {"type": "dict", "properties": {
+    "city": {"type": "string"}, "day": {"type": "string"}}, "required": ["city"]}}
+
+
+def item(category="simple", functions=(AREA,), gold=(AREA_ANSWER,)):
+    return ScoringItem("i1", "function_call", list(gold), payload={"functions": list(functions)}, category=category)
+
+
+def run(text, it=None, mode="faithful", **extra):
+    return SCORER.score(it or item(), ScoringOutput(text=text, extra=extra), mode)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[triangle.area(base=10, height=5)]",
+        "triangle.area(base=10, height=5.0, unit='Square-Meters')",
+        '```json\n[{"triangle.area": {"base": 10, "height": 5}}]\n```',
+        '[{"name": "triangle.area", "arguments": "{\\"base\\": 10, \\"height\\": 5}"}]',
+        '{"name": "triangle.area", "parameters": {"base": 10, "height": 5, "tags": ["A", "b"]}}',
+        "triangle.area(base=10, height=5, opts={'precise': True})",
+    ],
+)
+def test_correct_calls_in_every_accepted_form_pass(text):
+    result = run(text)
+    assert result.passed is True and result.value == 1, result.notes
+
+
+def test_tool_calls_in_extra_are_used():
+    calls = [{"type": "function", "function": {"name": "triangle.area", "arguments": '{"base": 10, "height": 5}'}}]
+    assert run(None, tool_calls=calls).passed is True
+
+
+@pytest.mark.parametrize(
+    "text, error_type",
+    [
+        ("triangle.area(height=5)", "simple_function_checker:missing_required"),
+        ("triangle.area(base='10', height=5)", "type_error:simple"),
+        ("triangle.area(base=True, height=5)", "type_error:simple"),  # a bool is not an integer
+        ("triangle.area(base=11, height=5)", "value_error:others"),
+        ("triangle.area(base=10, height=5, unit='feet')", "value_error:string"),
+        ("triangle.area(base=10, height=5, colour='red')", "simple_function_checker:unexpected_param"),
+        # With "" among the allowed tags BFCL skips the item type check; the value check still fails.
+        ("triangle.area(base=10, height=5, tags=['a', 1])", "value_error:list/tuple"),
+        ("triangle.area(base=10, height=5, tags=['b', 'a'])", "value_error:list/tuple"),  # order matters
+        ("triangle.area(base=10, height=5, opts={'precise': False})", "value_error:dict_value"),
+        ("triangle.area(base=10, height=5, opts={'mode': 'fast'})", "value_error:dict_key"),
+        ("circle.area(radius=1)", "simple_function_checker:wrong_func_name"),
+        ("[triangle.area(base=10, height=5), triangle.area(base=10, height=5)]", "simple_function_checker:wrong_count"),
+    ],
+)
+def test_each_rule_rejects_with_bfcl_error_type(text, error_type):
+    result = run(text)
+    assert result.passed is False and result.value == 0
+    assert any(n.startswith(error_type + ":") for n in result.notes), result.notes
+
+
+def test_array_items_are_type_checked():
+    gold = {"triangle.area": {"base": [10], "height": [5.0], "tags": [["a", "b"]]}}
+    result = run("triangle.area(base=10, height=5, tags=['a', 1])", item(gold=[gold]))
+    assert not result.passed and "type_error:nested" in result.notes[-1]
+
+
+def test_optional_parameter_without_empty_marker_must_be_given():
+    gold = {"get_weather": {"city": ["Paris"], "day": ["today"]}}
+    it = item(functions=[WEATHER], gold=[gold])
+    assert run("get_weather(city='Paris', day='today')", it).passed
+    result = run("get_weather(city='paris')", it)
+    assert not result.passed and "missing_optional" in result.notes[-1]
+
+
+def test_unreadable_answer_fails_with_the_reason():
+    result = run("I think you should call the area function.")
+    assert result.passed is False and "could not be read" in result.notes[-1]
+    with pytest.raises(DecodeError):
+        decode("")
+
+
+def test_parallel_calls_match_in_any_order():
+    gold = [{"get_weather": {"city": ["Paris"], "day": [""]}}, {"get_weather": {"city": ["Rome"], "day": [""]}}]
+    it = item("parallel", [WEATHER], gold)
+    assert run("[get_weather(city='Rome'), get_weather(city='Paris')]", it).passed
+    assert not run("[get_weather(city='Rome'), get_weather(city='Rome')]", it).passed
+    assert not run("[get_weather(city='Rome')]", it).passed
+
+
+def test_greedy_parallel_matching_quirk_and_its_fix():
+    # Answer 0 accepts Paris or Rome, answer 1 only Paris. Greedy gives the Paris call to
+    # answer 0 and then finds nothing for answer 1; a full matching pairs them correctly.
+    gold = [{"get_weather": {"city": ["Paris", "Rome"], "day": [""]}}, {"get_weather": {"city": ["Paris"], "day": [""]}}]
+    it = item("parallel", [WEATHER], gold)
+    text = "[get_weather(city='Paris'), get_weather(city='Rome')]"
+    assert run(text, it).passed is False
+    assert run(text, it, mode="fixed").passed is True
+
+
+def test_underscored_dotted_name_only_in_fixed_mode():
+    assert run("triangle_area(base=10, height=5)").passed is False
+    assert run("triangle_area(base=10, height=5)", mode="fixed").passed is True
+
+
+def test_multiple_checks_the_expected_function_among_several():
+    it = item("multiple", [WEATHER, AREA], [AREA_ANSWER])
+    assert run("triangle.area(base=10, height=5)", it).passed
+    assert not run("get_weather(city='Paris')", it).passed
+
+
+def test_irrelevance_and_relevance():
+    irrelevant = item("irrelevance", [WEATHER], [])
+    assert run("Sorry, none of these functions can compute that.", irrelevant).passed
+    assert not run("get_weather(city='Paris')", irrelevant).passed
+    relevant = item("live_relevance", [WEATHER], [])
+    assert run("get_weather(city='Paris')", relevant).passed
+    assert not run("No function applies.", relevant).passed
+
+
+def test_unsupported_categories_are_skipped_with_a_reason():
+    result = run("x()", item("multi_turn_base"))
+    assert result.skipped and "multi_turn" in result.notes[0]
+
+
+def test_aggregate_reports_overall_and_per_category_accuracy():
+    simple = item()
+    parallel = item("parallel", [WEATHER], [{"get_weather": {"city": ["Paris"], "day": [""]}}])
+    pairs = [
+        (simple, run("triangle.area(base=10, height=5)", simple)),
+        (simple, run("triangle.area(base=1, height=5)", simple)),
+        (parallel, run("[get_weather(city='Paris')]", parallel)),
+        (simple, run("x()", item("java"))),
+    ]
+    summary = SCORER.aggregate(pairs)
+    assert summary["items"] == 3 and summary["skipped"] == 1
+    assert summary["accuracy"] == pytest.approx(2 / 3)
+    assert summary["by_category"] == {"parallel": {"accuracy": 1.0, "items": 1}, "simple": {"accuracy": 0.5, "items": 2}}
+    assert summary["category_mean"] == pytest.approx(0.75)
+
+
+def test_python_values_decode_like_bfcl():
+    calls = decode("f(a=-1, b=[1, (2, 3)], c=some_var, d=math.pi, e={'k': None})")
+    assert calls == [{"f": {"a": -1, "b": [1, [2, 3]], "c": "some_var", "d": "math.pi", "e": {"k": None}}}]
+    assert json.loads(json.dumps(calls)) == calls
