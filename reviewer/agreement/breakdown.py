@@ -85,7 +85,7 @@ def by_stratum(
 def by_pair(rating_set: RatingSet, overall: GroupStats, n_resamples: int, seed: int) -> dict[str, PairBreakdown]:
     """Every coefficient (Cohen's kappa included) per pair of annotators sharing items.
 
-    Keyed "a | b" with a < b. With only two annotators, a pair that shares
+    Keyed "a vs b" with a < b. With only two annotators, a pair that shares
     every item is the overall group and shares ``overall``.
     """
     out: dict[str, PairBreakdown] = {}
@@ -96,7 +96,7 @@ def by_pair(rating_set: RatingSet, overall: GroupStats, n_resamples: int, seed: 
             if not len(items):
                 continue
             tables = {n: t.subset(items, (j, l)) for n, t in rating_set.tables.items()}
-            label = f"{names[j]} | {names[l]}"
+            label = f"{names[j]} vs {names[l]}"
             if len(names) == 2 and len(items) == len(rating_set.item_ids):
                 stats = overall
             else:

@@ -24,7 +24,7 @@ from reviewer.agreement.model import (
 MISSING = -1
 YES_NO = ("no", "yes")
 ABSENT_PRESENT = ("absent", "present")
-ANY_ERROR = "error:any"
+ANY_ERROR = "any_error"  # no TAG_PREFIX: a tag may be called "any"
 TAG_PREFIX = "error:"
 
 
@@ -114,7 +114,7 @@ def build_rating_set(ratings: Sequence[Rating]) -> RatingSet:
     """Arrange validated ratings into one table per variable.
 
     Items keep their first-seen order; annotators are sorted. Variables: the
-    verdict, each rubric field, "error:any" (any tag at all) and "error:<tag>"
+    verdict, each rubric field, "any_error" (any tag at all) and "error:<tag>"
     for every tag anyone used (presence or absence on each finished rating).
     """
     item_index: dict[str, int] = {}
