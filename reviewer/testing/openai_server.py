@@ -73,7 +73,7 @@ class Reply:
 class LoggedRequest:
     path: str
     body: dict | None
-    headers: dict[str, str]
+    headers: dict[str, str]  # lower-case names
     received_at: float  # time.monotonic() when the request was read
     answered_at: float | None = None  # when the answer (or error, or drop) went out
     status: int | None = None  # None for a dropped connection
@@ -224,7 +224,7 @@ class _Handler(BaseHTTPRequestHandler):
     # --- routes --------------------------------------------------------------------------
 
     def do_GET(self) -> None:
-        entry = LoggedRequest(self.path, None, dict(self.headers), time.monotonic())
+        entry = LoggedRequest(self.path, None, _headers(self), time.monotonic())
         self.owner._log(entry)
         if self.path.rstrip("/").endswith("/models"):
             data = {"object": "list", "data": [{"id": self.owner.model, "object": "model", "owned_by": "test"}]}
@@ -239,7 +239,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             body = None
-        entry = LoggedRequest(self.path, body, dict(self.headers), time.monotonic())
+        entry = LoggedRequest(self.path, body, _headers(self), time.monotonic())
         self.owner._log(entry)
         if not self.path.rstrip("/").endswith("/chat/completions"):
             return self._send_json(entry, 404, _error("not found", "not_found"))
@@ -346,3 +346,8 @@ def _usage(body: dict, reply: Reply) -> tuple[int, int]:
     if completion is None:
         completion = _rough_tokens((reply.text or "") + json.dumps(reply.tool_calls or ""))
     return prompt, completion
+
+
+def _headers(handler: BaseHTTPRequestHandler) -> dict[str, str]:
+    """Request headers with lower-case names (HTTP names are case-insensitive)."""
+    return {name.lower(): value for name, value in handler.headers.items()}
