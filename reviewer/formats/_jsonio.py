@@ -248,7 +248,7 @@ def detect_style(text: str) -> JsonStyle:
         if nl != -1 and not body[1:nl].strip(" \t\r"):
             rest = body[nl + 1 :]
             indent = len(rest) - len(rest.lstrip(" "))
-    has_non_ascii = any(ord(c) > 127 for c in text)
+    has_non_ascii = not text.isascii()
     # Non-ASCII characters written raw mean ensure_ascii was off; with none at all
     # either choice gives the same bytes, and True is json's default.
     return JsonStyle(indent=indent, ensure_ascii=not has_non_ascii, trailing_newline=text.endswith("\n"))

@@ -87,9 +87,11 @@ def response_text(response: Any) -> str:
     """The JSON text stored as an item's ``context`` (and as the response's blob).
 
     Deterministic, so every item that uses a response gets the identical text
-    and the store keeps one copy.
+    and the store keeps one copy. Single-line (json's default separators): the
+    C encoder writes it ~10x faster than an indented text, it is a third
+    smaller, and viewers pretty-print it anyway.
     """
-    return json.dumps(response, ensure_ascii=False, indent=2)
+    return json.dumps(response, ensure_ascii=False)
 
 
 def metrics_dict(metrics: Any) -> dict | None:
@@ -162,6 +164,7 @@ class _Folder:
     schemas: dict[str, str] = field(default_factory=dict)  # rel -> text
     qa_files: list[dict] = field(default_factory=list)
     records: list[_QaRecord] = field(default_factory=list)
+    _resolved: dict[tuple[str, str], Path | None] = field(default_factory=dict)
 
     def rel(self, p: Path) -> str:
         return p.relative_to(self.root).as_posix()
@@ -170,6 +173,12 @@ class _Folder:
 
     def resolve(self, ref: str, folder: str) -> Path | None:
         """The file a record names: as given relative to the root, else by name in ``folder``."""
+        key = (ref, folder)
+        if key not in self._resolved:  # hundreds of records name the same few files
+            self._resolved[key] = self._resolve(ref, folder)
+        return self._resolved[key]
+
+    def _resolve(self, ref: str, folder: str) -> Path | None:
         root = self.root.resolve()
         for cand in (self.root / ref, self.root / folder / PurePosixPath(ref).name):
             try:

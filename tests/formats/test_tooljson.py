@@ -379,4 +379,4 @@ def test_refdata_predictions_attach_to_known_uids():
 
 
 def test_context_text_is_deterministic():
-    assert response_text({"b": 1, "a": "é"}) == response_text({"b": 1, "a": "é"}) == '{\n  "b": 1,\n  "a": "é"\n}'
+    assert response_text({"b": 1, "a": "é"}) == response_text({"b": 1, "a": "é"}) == '{"b": 1, "a": "é"}'
