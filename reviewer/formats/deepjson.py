@@ -21,6 +21,7 @@ items by row number (or id).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -321,13 +322,7 @@ class DeepJsonDataset:
 def _prime(rows: Iterator[_Row]) -> Iterator[_Row]:
     """Run a row generator up to its first row now, so header errors surface at read()."""
     first = next(rows, None)
-
-    def chained():
-        if first is not None:
-            yield first
-            yield from rows
-
-    return chained()
+    return iter(()) if first is None else itertools.chain([first], rows)
 
 
 @run_format

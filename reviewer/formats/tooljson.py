@@ -25,6 +25,7 @@ and ``metrics``.
 from __future__ import annotations
 
 import ast
+import itertools
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -498,12 +499,7 @@ def _iter_outputs(path: Path, first, rest, model, setup, ctx: JobContext) -> Ite
     if first is None:
         return
     seen: dict[str, int] = {}
-
-    def elements():
-        yield first
-        yield from rest
-
-    for n, (index, line, rec) in enumerate(elements()):
+    for n, (index, line, rec) in enumerate(itertools.chain([first], rest)):
         if n % _PROGRESS_EVERY == 0:
             ctx.check_cancelled()
             ctx.progress(n, None, "reading predictions")
