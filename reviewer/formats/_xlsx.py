@@ -17,9 +17,9 @@ from typing import Any
 
 import openpyxl
 from openpyxl.utils import get_column_letter
-from openpyxl.utils.exceptions import InvalidFileException
+from openpyxl.utils.exceptions import IllegalCharacterError, InvalidFileException
 
-from reviewer.errors import InputError
+from reviewer.errors import InputError, ReviewerError
 
 
 @contextmanager
@@ -97,8 +97,14 @@ def write_sheet(path: str | Path, sheet: str, rows: Iterable[Iterable[Any]]) -> 
     p.parent.mkdir(parents=True, exist_ok=True)
     wb = openpyxl.Workbook(write_only=True)
     ws = wb.create_sheet(sheet)
-    for row in rows:
-        ws.append(list(row))
+    for number, row in enumerate(rows, start=1):
+        try:
+            ws.append(list(row))
+        except IllegalCharacterError:
+            raise ReviewerError(
+                f"{p}: row {number}: a cell holds a control character that an .xlsx file cannot store; "
+                "export as JSON Lines instead"
+            ) from None
     wb.save(p)
     return p
 

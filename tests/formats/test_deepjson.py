@@ -12,7 +12,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from reviewer.errors import InputError
+from reviewer.errors import InputError, ReviewerError
 from reviewer.formats.base import ExportItem
 from reviewer.formats.deepjson import DeepJsonDataset, DeepJsonPredictions
 from reviewer.jobs import silent
@@ -159,6 +159,16 @@ def test_jsonl_edit_keeps_an_object_an_object(tmp_path):
     dataset, items = read(make_jsonl(tmp_path / "d.jsonl", recs))
     [out] = DATASET.write(dataset, export_items(items, {"1": {"Name": "x"}}), tmp_path / "o", silent())
     assert json.loads(out.read_text())["json"] == {"Name": "x"}
+
+
+def test_a_control_character_cannot_go_to_xlsx_but_goes_to_jsonl(tmp_path):
+    recs = [dict(zip(HEADER, ROWS[0], strict=True))]
+    recs[0]["text"] = "bell \x07 inside"
+    dataset, items = read(make_jsonl(tmp_path / "d.jsonl", recs))
+    with pytest.raises(ReviewerError, match="row 2: a cell holds a control character"):
+        DATASET.write(dataset, export_items(items), tmp_path / "o", silent(), as_format="xlsx")
+    [out] = DATASET.write(dataset, export_items(items), tmp_path / "o", silent())
+    assert json.loads(out.read_text())["text"] == "bell \x07 inside"
 
 
 # --------------------------------------------------------------------------- bad input
