@@ -30,6 +30,8 @@ def open_sheet(path: str | Path, sheet: str) -> Iterator[Any]:
     such sheet (the message lists the sheets it has).
     """
     p = Path(path)
+    if p.is_dir():
+        raise InputError(p, None, "is a folder, expected an .xlsx workbook")
     if not p.is_file():
         raise InputError(p, None, "file not found")
     try:

@@ -224,6 +224,7 @@ def _read_folder(root: Path, ctx: JobContext) -> _Folder:
     # an export rebuilds the folders whole.
     for p in sorted((root / RESPONSES_DIR).glob("*.json")):
         ctx.check_cancelled()
+        ctx.progress(0, None, f"reading {folder.rel(p)}")
         folder.load_response_file(p)
     for p in sorted((root / SCHEMAS_DIR).glob("*.txt")):
         folder.load_schema_file(p)
@@ -232,6 +233,7 @@ def _read_folder(root: Path, ctx: JobContext) -> _Folder:
     for qa_path in qa_paths:
         ctx.check_cancelled()
         rel = folder.rel(qa_path)
+        ctx.progress(0, None, f"checking {rel}")
         text = read_text(qa_path)
         uids: list[str] = []
         for index, line, rec in iter_json_array(qa_path, text):
