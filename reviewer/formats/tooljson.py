@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import itertools
 import json
+import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -168,7 +169,8 @@ class _Folder:
     _resolved: dict[tuple[str, str], Path | None] = field(default_factory=dict)
 
     def rel(self, p: Path) -> str:
-        return p.relative_to(self.root).as_posix()
+        """``p`` relative to the root, normalised so one file always has one name."""
+        return posixpath.normpath(p.relative_to(self.root).as_posix())
 
     # -- referenced files ------------------------------------------------------
 

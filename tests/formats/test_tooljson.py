@@ -140,6 +140,19 @@ def test_items_sharing_a_response_share_one_text(tmp_path):
     assert items[0].context is items[1].context
 
 
+def test_response_paths_written_differently_name_one_file(tmp_path):
+    records = default_records()
+    records[0]["api_response_path"] = f"generate_qa_pairs/data/{RESP_FILE}"  # found by name
+    records[1]["api_response_path"] = f"qa_pairs/../{RESP_FILE}"
+    dataset, items = read(make_folder(tmp_path / "src", records))
+    assert [f["file"] for f in dataset.meta["response_files"]] == [RESP_FILE]
+    assert json.loads(items[0].context) == responses()[APP][EP][Q1]
+    written = DATASET.write(dataset, export_items(items), tmp_path / "out", silent())
+    assert len(written) == 3
+    out_qa = json.loads((tmp_path / "out" / f"qa_pairs/{APP}_{EP}_qa_pairs.json").read_text())
+    assert out_qa[0]["api_response_path"] == f"generate_qa_pairs/data/{RESP_FILE}"  # kept as written
+
+
 def test_reading_reports_progress_and_stops_when_cancelled(tmp_path):
     from reviewer.jobs import Cancelled
 
