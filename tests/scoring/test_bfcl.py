@@ -165,3 +165,9 @@ def test_python_values_decode_like_bfcl():
     calls = decode("f(a=-1, b=[1, (2, 3)], c=some_var, d=math.pi, e={'k': None})")
     assert calls == [{"f": {"a": -1, "b": [1, [2, 3]], "c": "some_var", "d": "math.pi", "e": {"k": None}}}]
     assert json.loads(json.dumps(calls)) == calls
+
+
+def test_registered_for_its_kind():
+    from reviewer.scoring.registry import scorer_for
+
+    assert scorer_for("function_call").name == "bfcl"

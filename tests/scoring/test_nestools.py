@@ -178,3 +178,9 @@ def test_gold_naming_an_unknown_api_is_reported_not_scored():
     gold = [{"api_name": "no_such_api", "parameters": {}, "responses": []}]
     result = score("[]", item=make_item(gold=gold))
     assert result.skipped and "no_such_api" in result.notes[0] and "$.gold[0]" in result.notes[0]
+
+
+def test_registered_for_its_kind():
+    from reviewer.scoring.registry import scorer_for
+
+    assert scorer_for("call_chain").name == "nestools"

@@ -128,3 +128,9 @@ def test_aggregate_accuracy_and_variance_over_replications():
     assert summary["variance_sample"] == pytest.approx(0.125)
     assert summary["consistent_items"] == 0.5
     assert summary["by_category"] == {"alex": 0.75}
+
+
+def test_registered_for_its_kind():
+    from reviewer.scoring.registry import scorer_for
+
+    assert scorer_for("tool_select").name == "toolselect"
