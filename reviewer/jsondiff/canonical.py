@@ -3,9 +3,10 @@
 Python's ``==`` says ``True == 1`` and ``1 == 1.0``; JSON does not. These helpers
 use ``==`` (C speed) to rule out differences and a canonical serialisation
 (sorted keys, so member order does not count) to confirm sameness. orjson is
-used when installed (about 10x faster than the json module); both give up on
-values nested deeper than they can serialise, and then these helpers answer
-"not known equal" / None so the caller walks the value itself.
+used when installed (about 10x faster than the json module). Values nested
+deeper than the serialiser goes (255 levels with orjson, about the recursion
+limit with json) get no fingerprint: these helpers answer "not known equal" /
+None and the caller walks the value itself.
 """
 
 from __future__ import annotations
@@ -34,9 +35,13 @@ if orjson is not None:
         """Canonical bytes of a JSON value (equal bytes <=> equal JSON), or None if too deep."""
         try:
             return orjson.dumps(value, option=_OPTS)
-        except orjson.JSONEncodeError:
-            # orjson stops at depth 255 and at integers beyond 64 bits; json does neither.
-            return _json_canonical(value)
+        except orjson.JSONEncodeError as exc:
+            if "ecursion" in str(exc):
+                # Deeper than 255 levels. The json module could go a few hundred
+                # levels further, but trying it at every level of a very deep
+                # document costs seconds; such values are walked instead.
+                return None
+            return _json_canonical(value)  # an integer beyond 64 bits
 
 else:  # pragma: no cover - depends on the environment
     canonical = _json_canonical

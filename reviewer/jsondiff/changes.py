@@ -17,7 +17,8 @@ KINDS: tuple[ChangeKind, ...] = (ADDED, REMOVED, CHANGED, TYPE_CHANGED, MOVED)
 
 # One character-level edit between two strings, as difflib gives it:
 # (tag, i1, i2, j1, j2) with tag in "replace", "delete", "insert"; offsets are
-# Python (code point) indexes into the left and right strings.
+# Python (code point) indexes into the left and right strings; a UI working in
+# UTF-16 units (Qt) must convert them for characters beyond U+FFFF (emoji).
 StringOp = tuple[str, int, int, int, int]
 
 

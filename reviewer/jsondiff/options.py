@@ -7,6 +7,7 @@ Object key order is never significant: JSON objects are unordered.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -82,6 +83,11 @@ class DiffOptions:
             keyed.append((pattern, member))
         object.__setattr__(self, "_ignored", PatternSet(ignored))
         object.__setattr__(self, "_keyed", tuple(keyed))
+
+    def __hash__(self) -> int:
+        # The generated hash would fail on the list_keys dict; settings that
+        # compare equal have equal dicts, so hash those.
+        return hash(json.dumps(self.to_dict(), sort_keys=True))
 
     # -- queries used by the diff engine -------------------------------------------------
 

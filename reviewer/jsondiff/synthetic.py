@@ -42,6 +42,15 @@ def filings_document(records: int = 3000, seed: int = 0) -> dict:
     return {"source": "synthetic filings", "seed": seed, "filings": [_record(i, rng) for i in range(records)]}
 
 
+def nested_document(depth: int, leaf: Any) -> Any:
+    """``leaf`` under ``depth`` levels of alternating objects and one-element
+    lists-in-objects: a document deeper than Python's recursion limit."""
+    value = leaf
+    for level in range(depth):
+        value = {"level": level, "child": [value]} if level % 2 else {"child": value}
+    return value
+
+
 def leaves(value: Any, path: tuple = ()) -> list[tuple[tuple, Any]]:
     """(path, value) of every scalar leaf, in document order (iterative: any depth)."""
     out = []

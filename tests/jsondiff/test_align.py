@@ -5,7 +5,7 @@ import json
 import pytest
 
 from reviewer.jsondiff import ChangeIndex, CollapsedRun, DiffOptions, align, count_by_kind, diff
-from reviewer.jsondiff.synthetic import filings_pair
+from reviewer.jsondiff.synthetic import filings_pair, nested_document
 
 
 def layout(left, right, options=DiffOptions(), indent=2):
@@ -114,15 +114,28 @@ def test_ignored_differences_are_padded_not_marked():
 
 
 def test_deep_nesting_lays_out():
-    left = right = "leaf"
-    for level in range(2000):
-        left, right = {"c": left}, {"c": right if level else "other leaf"}
-    left, right = {"c": left}, {"c": right}
+    left, right = nested_document(2000, "leaf"), nested_document(2000, "other leaf")
     doc = layout(left, right)
-    assert len(doc) == 2 * 2001 + 1
     assert [k for k in doc.kinds if k] == ["changed"]
-    middle = doc.kinds.index("changed")
-    assert len(doc.left_path(middle)) == 2001
+    row = doc.kinds.index("changed")
+    assert doc.left_lines[row].strip() == '"child": "leaf"'
+    assert doc.right_lines[row].strip() == '"child": "other leaf"'
+    assert doc.left_path(row) == doc.right_path(row) and len(doc.left_path(row)) == 2000 + 1000
+    assert None not in doc.left_lines and None not in doc.right_lines
+
+
+def test_keyed_list_lines_up_shifted_elements():
+    options = DiffOptions(list_keys={"$.calls[*]": "name"})
+    left = {"calls": [{"name": "a", "v": 1}, {"name": "b", "v": 2}]}
+    right = {"calls": [{"name": "new", "v": 0}, {"name": "a", "v": 1}, {"name": "b", "v": 3}]}
+    doc = layout(left, right, options)
+    row = doc.row_of_path(("calls", 1, "v"), "left")
+    assert row == doc.row_of_path(("calls", 2, "v"), "right")
+    assert rows(doc)[row] == ('      "v": 2', '      "v": 3', "changed")
+    added = doc.row_of_path(("calls", 0), "right")
+    assert doc.kinds[added : added + 4] == ["added"] * 4
+    assert doc.left_lines[added : added + 4] == [None] * 4
+    assert json.loads(doc.right_text()) == right
 
 
 def test_differences_only_collapses_equal_runs():

@@ -7,7 +7,7 @@ import pytest
 
 from reviewer.jobs import Cancelled, JobContext
 from reviewer.jsondiff import DiffOptions, NotJsonError, diff
-from reviewer.jsondiff.synthetic import filings_pair
+from reviewer.jsondiff.synthetic import filings_pair, nested_document
 
 
 def summary(changes):
@@ -166,21 +166,14 @@ def test_ignored_member_missing_on_one_side_is_not_reported():
     assert diff({"a": {"debug": 1, "x": 1}}, {"a": {"x": 1}}, options) == []
 
 
-def nested(depth, leaf):
-    value = leaf
-    for level in range(depth):
-        value = {"level": level, "child": [value]} if level % 2 else {"child": value}
-    return value
-
-
 def test_deep_nesting_does_not_overflow():
-    left, right = nested(2000, "bottom"), nested(2000, "changed bottom")
+    left, right = nested_document(2000, "bottom"), nested_document(2000, "changed bottom")
     changes = diff(left, right)
     assert len(changes) == 1
     assert changes[0].kind == "changed"
     assert len(changes[0].path) > 2000
     assert changes[0].right == "changed bottom"
-    assert diff(left, nested(2000, "bottom")) == []
+    assert diff(left, nested_document(2000, "bottom")) == []
 
 
 def test_unicode_strings_and_keys():
