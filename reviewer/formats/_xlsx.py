@@ -51,15 +51,13 @@ def open_sheet(path: str | Path, sheet: str) -> Iterator[Any]:
         wb.close()
 
 
-def iter_rows(ws, width: int | None = None) -> Iterator[tuple[int, tuple]]:
+def iter_rows(ws) -> Iterator[tuple[int, tuple]]:
     """Yield ``(row_number, values)`` for each row (1-based sheet row numbers).
 
-    Rows are padded with None (or cut) to ``width`` when given; rows whose
-    cells are all empty are skipped.
+    A row's values stop at its last stored cell, so rows may differ in length;
+    rows whose cells are all empty are skipped.
     """
     for number, values in enumerate(ws.iter_rows(values_only=True), start=1):
-        if width is not None:
-            values = tuple(values[:width]) + (None,) * (width - len(values))
         if all(v is None or v == "" for v in values):
             continue
         yield number, values

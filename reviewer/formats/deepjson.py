@@ -116,9 +116,12 @@ def _xlsx_rows(path: Path, required: tuple[str, ...], header_out: list) -> Itera
         header_out.extend(header)
         columns = {k: column_letter(i) for i, k in enumerate(keys)}
         width = len(keys)
-        for line, values in iter_rows(ws, width):
-            if line <= header_line:
-                continue
+        for line, values in rows:
+            stray = next((i for i in range(width, len(values)) if values[i] not in (None, "")), None)
+            if stray is not None:
+                # Dropping it would lose data on export; a header makes it a column.
+                raise InputError(path, f"sheet {SHEET!r}, row {line}, column {column_letter(stray)}", "a value in a column with no header")
+            values = tuple(values[:width]) + (None,) * (width - len(values))
             cells = {k: cell_value(v) for k, v in zip(keys, values, strict=True)}
             yield _Row(line - header_line, line, cells, path, columns)
 

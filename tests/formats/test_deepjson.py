@@ -203,6 +203,12 @@ def test_wrong_cell_types_are_named(tmp_path):
     assert "row 2, column C (json): expected the gold object as JSON text, got an integer" in error_of(make_xlsx(tmp_path / "b.xlsx", rows))
 
 
+def test_a_value_under_no_header_is_refused(tmp_path):
+    rows = [list(r) for r in ROWS]
+    rows[1] = [*rows[1], None, "stray note"]
+    assert "sheet 'sheet1', row 3, column G: a value in a column with no header" in error_of(make_xlsx(tmp_path / "d.xlsx", rows))
+
+
 def test_duplicate_ids_name_both_rows(tmp_path):
     rows = [["a", *ROWS[0]], ["b", *ROWS[1]], ["a", *ROWS[2]]]
     msg = error_of(make_xlsx(tmp_path / "d.xlsx", rows, ["id", *HEADER]))
