@@ -70,7 +70,7 @@ def test_krippendorff_matches_the_krippendorff_package(seed, k, agree, missing):
 def test_single_category_is_undefined_where_the_references_are_nan_or_refuse():
     labels = np.zeros((30, 2))
     table = _table(labels, 2)
-    assert np.isnan(cohen_kappa_score(labels[:, 0], labels[:, 1]))
+    assert np.isnan(cohen_kappa_score(labels[:, 0], labels[:, 1], labels=[0.0, 1.0]))
     assert np.isnan(_value(table, C.cohen_kappa))
     with pytest.raises(ValueError):
         krippendorff.alpha(reliability_data=labels.T, level_of_measurement="nominal")
