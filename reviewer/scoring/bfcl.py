@@ -9,8 +9,9 @@ reviewer.scoring.bfcl_checker (see there for every rule and fixed-mode change).
 
 Relevance categories: "irrelevance" passes when the answer holds no call (or
 cannot be read as one), "relevance" when it holds at least one. The Java,
-JavaScript and multi-turn categories need BFCL's type converters and state
-checker and are not scored (skipped, with a note).
+JavaScript, multi-turn, executable (exec, rest), sql and chatable categories
+need BFCL's type converters, execution or state checkers and are not scored
+(skipped, with a note).
 
 Per output: ``accuracy`` (1 or 0, primary), ``calls`` (how many were read)
 and, in the notes, BFCL's error type and message. ``aggregate`` gives the
@@ -27,7 +28,8 @@ from reviewer.scoring.bfcl_checker import check_calls, undot_names
 from reviewer.scoring.bfcl_decode import DecodeError, decode
 from reviewer.scoring.registry import register_scorer
 
-UNSUPPORTED = ("java", "javascript", "multi_turn")
+# Categories BFCL scores with other checkers (type converters, execution, state).
+UNSUPPORTED = ("java", "javascript", "multi_turn", "exec", "rest", "sql", "chatable")
 
 
 def _result(valid: bool, calls: int | None, notes: list[str]) -> ScoreResult:
@@ -46,7 +48,8 @@ class BfclScorer:
         category = (item.category or "simple").lower()
         if any(category == u or category.startswith(u + "_") for u in UNSUPPORTED):
             return ScoreResult({}, "accuracy", None, skipped=True,
-                               notes=[f"category {category!r} needs BFCL's {category.split('_')[0]} checker; not scored"])
+                               notes=[f"category {category!r} needs BFCL's {category.split('_')[0]} checker, which reviewer "
+                                      "does not implement; not scored"])
         if output.status == "error":
             return _result(False, None, ["the model call failed"])
         notes = [f"mode: {mode}"]

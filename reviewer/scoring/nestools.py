@@ -18,10 +18,12 @@ Faithful mode quirks kept (the official script's behaviour):
 - depth groups use the official substring depth (reviewer.scoring.nestools_shape);
 - parameter errors count a wrong nested value twice: as a nested error and as
   a non-nested "others" error;
-- parsing reads only from the first "[" to the last "]".
+- parsing reads only from the first "[" to the last "]";
+- the main table leaves out items deeper than 5 (none in the released test set).
 Fixed mode changes exactly these: "id as text" (ids compared as normalised
-text), "exact depth" (reviewer.callgraph depth), "nested errors once", and
-"first parsable list" (a fallback parse when the official slice fails).
+text), "exact depth" (reviewer.callgraph depth), "nested errors once",
+"first parsable list" (a fallback parse when the official slice fails) and
+"all depths" (the main table covers every item).
 Both modes skip outputs whose call failed (status "error", the official -1).
 """
 
@@ -37,7 +39,7 @@ from reviewer.scoring.nestools_match import ItemCounts, ParamErrors, match_item
 from reviewer.scoring.nestools_parse import parse_calls
 from reviewer.scoring.registry import register_scorer
 
-FIXES = ("id as text", "exact depth", "nested errors once", "first parsable list")
+FIXES = ("id as text", "exact depth", "nested errors once", "first parsable list", "all depths")
 
 
 class GoldError(ValueError):
@@ -96,6 +98,8 @@ class NesToolsScorer:
 
         metrics = _metrics(counts)
         metrics["depth"] = depth
+        # The official main table covers depths 1-5 only (its --target_depths default).
+        metrics["in_main_table"] = fixed or 1 <= depth <= 5
         metrics["structure"] = shape.structure_index(gold)
         notes = [f"mode: {mode}" + (f" (fixes: {', '.join(FIXES)})" if fixed else "")]
         if parsed.calls is None:
@@ -109,15 +113,18 @@ class NesToolsScorer:
         """Official summary plus breakdowns.
 
         Keys: the micro-averaged numbers of ``nestools_aggregate.summarise``
-        (fractions, not percentages), ``skipped`` (outputs left out),
+        (fractions, not percentages) over the official main table's items
+        (faithful: depth 1-5; fixed: all), ``skipped`` (outputs left out),
+        ``outside_main_table`` (items deeper than 5 in faithful mode),
         ``by_depth`` {"depth1", "depth2", "depth345"} (depth1 without nested
         and Average, as the official table), ``by_structure`` {canonical label
         from reviewer.callgraph.nesting_structure}, ``by_official_structure``
         {"struct0"...} and ``parameter_errors`` (paper 004 §5.5.2 counts).
         """
         scored = [(item, result) for item, result in pairs if not result.skipped]
-        out = summarise(result.metrics for _, result in scored)
+        out = summarise(result.metrics for _, result in scored if result.metrics.get("in_main_table", True))
         out["skipped"] = len(pairs) - len(scored)
+        out["outside_main_table"] = sum(1 for _, r in scored if not r.metrics.get("in_main_table", True))
         groups: dict[str, list] = {}
         for item, result in scored:
             group = shape.depth_group(result.metrics.get("depth") or 0)

@@ -174,6 +174,17 @@ def test_substring_depth_quirk_only_in_faithful_mode():
     assert score("[]", "fixed", item=item).metrics["depth"] == 1
 
 
+def test_items_deeper_than_five_leave_the_faithful_main_table():
+    apis = [{"api_name": f"step{k}"} for k in range(6)]
+    gold = [{"api_name": f"step{k}", "parameters": {"x": f"API_call_{k - 1}"} if k else {"x": 1},
+             "responses": [f"API_call_{k}"]} for k in range(6)]
+    deep = make_item(gold=gold, apis=apis, ids=list(range(6)), record_id="deep")
+    pairs = [(deep, score("[]", item=deep)), (make_item(), score(predicted()))]
+    assert SCORER.aggregate(pairs)["items"] == 1 and SCORER.aggregate(pairs)["outside_main_table"] == 1
+    fixed_pairs = [(deep, score("[]", "fixed", item=deep)), (make_item(), score(predicted(), "fixed"))]
+    assert SCORER.aggregate(fixed_pairs)["items"] == 2
+
+
 def test_gold_naming_an_unknown_api_is_reported_not_scored():
     gold = [{"api_name": "no_such_api", "parameters": {}, "responses": []}]
     result = score("[]", item=make_item(gold=gold))
