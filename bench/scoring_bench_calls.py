@@ -122,13 +122,12 @@ def _try_json(text):
 
 def main() -> None:
     pairs = nestools_refdata()
-    source = "refdata mixed run" if pairs else "generated chains"
+    name = "nestools_refdata" if pairs else "nestools_generated"
     pairs = pairs or nestools_generated()
-    print(f"nestools_source: {source}")
-    seconds = report("nestools", NESTOOLS, pairs, [o.text for _, o in pairs])
-    print(f"nestools_vs_target_2s: {seconds / 2.0:.2f} ratio")
+    seconds = report(name, NESTOOLS, pairs, [o.text for _, o in pairs])
+    print(f"{name}_vs_target_2s: {seconds / 2.0:.2f} ratio")
     fixed = _median(lambda: run(NESTOOLS, pairs, "fixed"))
-    print(f"nestools_fixed_{len(pairs)}_items: {fixed:.3f} s")
+    print(f"{name}_fixed_{len(pairs)}_items: {fixed:.3f} s")
     bfcl = bfcl_generated()
     report("bfcl", BFCL, bfcl, [o.text for _, o in bfcl])
     selection = toolselect_generated()
