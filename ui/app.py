@@ -1,0 +1,51 @@
+"""Entry point of the desktop app: ``main(db, argv)``.
+
+Creates the QApplication, opens the Store, imports the bundled samples on
+first run, applies the saved theme and shows the main window.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
+
+from reviewer.store import Store
+from ui import theme
+
+
+def ensure_samples(store) -> None:
+    """Import the bundled sample datasets (idempotent), when that code is present."""
+    try:
+        from reviewer.samples import ensure_samples as _ensure
+    except ImportError:  # not in this build
+        return
+    _ensure(store)
+
+
+def main(db: str | None = None, argv: list[str] | None = None) -> int:
+    argv = list(sys.argv if argv is None else argv)
+    app = QApplication.instance() or QApplication(argv)
+    app.setApplicationName("reviewer")
+    app.setOrganizationName("reviewer")
+    settings = QSettings("reviewer", "reviewer")
+    theme.apply(app, str(settings.value("theme", "light")))
+    store = Store(db)
+    try:
+        ensure_samples(store)
+    except Exception as exc:  # a broken sample must not keep the app from starting
+        print(f"reviewer: could not import the sample datasets: {exc}", file=sys.stderr)
+
+    from ui.main_window import MainWindow
+
+    window = MainWindow(store, settings)
+    window.show()
+    try:
+        return app.exec()
+    finally:
+        store.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

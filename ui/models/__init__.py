@@ -1,0 +1,1 @@
+"""Qt item models over the store's queries and over parsed JSON."""

@@ -1,0 +1,215 @@
+"""The item table: a QAbstractTableModel over the store's paged item queries.
+
+Filtering and sorting happen in SQL (ItemQuery); the model asks for the row
+count once per query and fetches pages of ``page_size`` rows when ``data()``
+first needs a row of them, keeping the most recent ``max_pages`` pages. So
+100,000 items cost one COUNT and the pages actually scrolled past.
+The review state of the rows of a page is fetched with the page.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from dataclasses import replace
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
+from PySide6.QtGui import QBrush
+
+from reviewer.store import browse
+from reviewer.store.queries import SORTABLE, ItemQuery
+from reviewer.store.views import ItemRow
+from ui import theme
+
+log = logging.getLogger(__name__)
+
+# (header, ItemQuery sort key or None when the column cannot be sorted in SQL)
+COLUMNS = (
+    ("ID", "record_id"),
+    ("Kind", "kind"),
+    ("Category", "category"),
+    ("Difficulty", "difficulty"),
+    ("Depth", "depth"),
+    ("Domain", "domain"),
+    ("Gold", None),
+    ("Review", None),
+    ("Score", None),
+    ("Question", None),
+)
+COL = {name: i for i, (name, _) in enumerate(COLUMNS)}
+
+
+class ItemTableModel(QAbstractTableModel):
+    """Rows of one ItemQuery. ``ItemIdRole`` gives a row's item id."""
+
+    ItemIdRole = Qt.ItemDataRole.UserRole + 1
+    query_changed = Signal(int)  # the new row count
+    load_failed = Signal(str)
+
+    def __init__(self, store, page_size: int = 200, max_pages: int = 40, parent=None):
+        super().__init__(parent)
+        self.store = store
+        self.page_size = page_size
+        self.max_pages = max_pages
+        self._query: ItemQuery | None = None
+        self._count = 0
+        self._pages: OrderedDict[int, list[ItemRow]] = OrderedDict()
+        self._states: dict[int, browse.ReviewState] = {}
+        self._scores: dict[int, float | None] | None = None
+        self.pages_fetched = 0  # how many page queries ran (the tests read it)
+
+    # -- query ------------------------------------------------------------------
+
+    def query(self) -> ItemQuery | None:
+        return self._query
+
+    def set_query(self, query: ItemQuery | None) -> None:
+        self.beginResetModel()
+        self._query = query
+        self._pages.clear()
+        self._states.clear()
+        try:
+            self._count = self.store.count_items(query) if query is not None else 0
+        except Exception as exc:  # a broken connection must not kill the GUI
+            log.exception("counting items failed")
+            self._count = 0
+            self.load_failed.emit(str(exc))
+        self.endResetModel()
+        self.query_changed.emit(self._count)
+
+    def refresh(self) -> None:
+        """Forget cached pages (after an edit) and repaint."""
+        self._pages.clear()
+        self._states.clear()
+        if self._count:
+            self.dataChanged.emit(self.index(0, 0), self.index(self._count - 1, len(COLUMNS) - 1))
+
+    def set_scores(self, scores: dict[int, float | None] | None) -> None:
+        """Scores of the selected run by item id (None: no run selected)."""
+        self._scores = scores
+        if self._count:
+            col = COL["Score"]
+            self.dataChanged.emit(self.index(0, col), self.index(self._count - 1, col))
+
+    # -- rows -------------------------------------------------------------------
+
+    def row_at(self, row: int) -> ItemRow | None:
+        """The ItemRow shown at ``row``, fetching its page when needed."""
+        if self._query is None or not 0 <= row < self._count:
+            return None
+        start = row - row % self.page_size
+        page = self._pages.get(start)
+        if page is None:
+            page = self._fetch(start)
+        else:
+            self._pages.move_to_end(start)
+        offset = row - start
+        return page[offset] if offset < len(page) else None
+
+    def item_id(self, row: int) -> int | None:
+        r = self.row_at(row)
+        return r.id if r else None
+
+    def _fetch(self, start: int) -> list[ItemRow]:
+        try:
+            page = self.store.item_page(self._query, start, self.page_size)
+            self._states.update(browse.review_states(self.store, [r.id for r in page]))
+        except Exception as exc:
+            log.exception("fetching items failed")
+            self.load_failed.emit(str(exc))
+            return []
+        self.pages_fetched += 1
+        self._pages[start] = page
+        while len(self._pages) > self.max_pages:
+            _, dropped = self._pages.popitem(last=False)
+            for r in dropped:
+                self._states.pop(r.id, None)
+        return page
+
+    # -- model ------------------------------------------------------------------
+
+    def rowCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else self._count
+
+    def columnCount(self, parent=QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        r = self.row_at(index.row())
+        if r is None:
+            return None
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(r, col)
+        if role == self.ItemIdRole:
+            return r.id
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if col == COL["Question"]:
+                return r.question
+            if col == COL["Gold"] and r.edited:
+                return "The gold was edited in reviewer (differs from the imported gold)"
+        if role == Qt.ItemDataRole.ForegroundRole:
+            c = theme.colors()
+            if col == COL["Gold"] and r.edited:
+                return QBrush(c["number"])
+            if col == COL["Score"] and self._scores is not None:
+                v = self._scores.get(r.id)
+                if v is not None:
+                    return QBrush(c["ok"] if v >= 1 else c["bad"] if v <= 0 else c["unk"])
+        if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL["Depth"], COL["Score"]):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def _display(self, r: ItemRow, col: int):
+        if col == COL["ID"]:
+            return r.record_id
+        if col == COL["Kind"]:
+            return r.kind
+        if col == COL["Category"]:
+            return r.category or ""
+        if col == COL["Difficulty"]:
+            return r.difficulty or ""
+        if col == COL["Depth"]:
+            return "" if r.depth is None else str(r.depth)
+        if col == COL["Domain"]:
+            return r.domain or ""
+        if col == COL["Gold"]:
+            return "edited" if r.edited else ""
+        if col == COL["Review"]:
+            state = self._states.get(r.id)
+            return state.label() if state else ""
+        if col == COL["Score"]:
+            if self._scores is None:
+                return ""
+            v = self._scores.get(r.id)
+            return "—" if v is None else f"{v:.3g}"
+        if col == COL["Question"]:
+            q = r.question or ""
+            return q.replace("\n", " ")[:200]
+        return None
+
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole:
+            if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+                key = COLUMNS[section][1]
+                return None if key else "not sortable (sorting happens in the database)"
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return COLUMNS[section][0]
+        return str(section + 1)
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        key = COLUMNS[column][1] if 0 <= column < len(COLUMNS) else None
+        if self._query is None or key is None or key not in SORTABLE:
+            return
+        descending = order == Qt.SortOrder.DescendingOrder
+        if self._query.sort == key and self._query.descending == descending:
+            return
+        self.set_query(replace(self._query, sort=key, descending=descending))
+
+    def flags(self, index):
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable

@@ -1,0 +1,152 @@
+"""Qt-free text preparation for the viewers: pretty-printing, per-line tokenizers,
+and the LineDocument the LineView paints. Runs on worker threads.
+
+A tokenizer maps one line to ``[(start, end, kind), ...]`` (kinds: key, string,
+number, keyword, punct, comment, name, error); the viewer calls it only for the
+lines it paints, which is what keeps a 5 MB document cheap to open.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from reviewer.jsondiff.render import pretty_text
+
+try:  # 30x faster pretty-printing (shared/NOTES.md); json is the fallback
+    import orjson
+except ImportError:  # pragma: no cover - orjson is installed with the app
+    orjson = None
+
+Token = tuple[int, int, str]
+Tokenizer = Callable[[str], list[Token]]
+
+_JSON_TOKEN = re.compile(
+    r'(?P<string>"(?:[^"\\]|\\.)*"?)(?P<colon>\s*:)?'
+    r"|(?P<number>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
+    r"|(?P<keyword>\btrue\b|\bfalse\b|\bnull\b)"
+    r"|(?P<punct>[{}\[\],:])"
+)
+
+
+def json_tokens(line: str) -> list[Token]:
+    """Tokens of one line of (pretty-printed) JSON; a string followed by ':' is a key."""
+    out: list[Token] = []
+    for m in _JSON_TOKEN.finditer(line):
+        if m.group("string") is not None:
+            s, e = m.span("string")
+            out.append((s, e, "key" if m.group("colon") else "string"))
+            if m.group("colon"):
+                out.append((m.end() - 1, m.end(), "punct"))
+        else:
+            kind = m.lastgroup or "punct"
+            out.append((m.start(), m.end(), kind))
+    return out
+
+
+def plain_tokens(line: str) -> list[Token]:
+    return []
+
+
+_PY_KEYWORDS = (
+    "False None True and as assert async await break class continue def del elif else except finally for from "
+    "global if import in is lambda nonlocal not or pass raise return try while with yield"
+).split()
+_PY_TOKEN = re.compile(
+    r"(?P<comment>#.*)"
+    r"|(?P<string>[rbfuRBFU]{0,2}(?:\"\"\"|'''|\"(?:[^\"\\]|\\.)*\"?|'(?:[^'\\]|\\.)*'?))"
+    r"|(?P<number>\b\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\b)"
+    rf"|(?P<keyword>\b(?:{'|'.join(_PY_KEYWORDS)})\b)"
+    r"|(?P<name>\b[A-Za-z_]\w*(?=\())"
+)
+
+
+def python_tokens(line: str) -> list[Token]:
+    """A cheap per-line Python tokenizer (comments, strings, numbers, keywords, calls)."""
+    return [(m.start(), m.end(), m.lastgroup or "name") for m in _PY_TOKEN.finditer(line)]
+
+
+@dataclass
+class LineDocument:
+    """What a LineView shows: lines plus optional per-line decoration.
+
+    ``roles[i]`` names line i's background (added, removed, changed, filler,
+    error, current...); ``spans[i]`` lists ``(start, end, role)`` character
+    ranges to mark inside line i (character-level diff, validation errors);
+    ``numbers[i]`` is the line number printed in the gutter (None: no number,
+    e.g. an alignment filler); ``paths[i]`` the JSON path of line i when known.
+    """
+
+    lines: list[str]
+    tokenizer: Tokenizer = plain_tokens
+    roles: dict[int, str] = field(default_factory=dict)
+    spans: dict[int, list[tuple[int, int, str]]] = field(default_factory=dict)
+    numbers: Sequence[int | None] | None = None
+    paths: Sequence[str | None] | None = None
+    banner: str | None = None  # a message shown above the text (parse error...)
+    max_len: int = -1
+
+    def __post_init__(self) -> None:
+        if self.max_len < 0:
+            self.max_len = max(map(len, self.lines), default=0)
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def number(self, index: int) -> int | None:
+        return index + 1 if self.numbers is None else self.numbers[index]
+
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def pretty_json(value: Any) -> str:
+    """``value`` as JSON indented by 2, the same text the diff view aligns."""
+    return pretty_text(value, 2)
+
+
+def parse_json(text: str) -> Any:
+    """Parse JSON text; raises ValueError with line and column on bad input."""
+    if orjson is not None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass  # json gives the better message (and accepts big integers)
+    return json.loads(text)
+
+
+@dataclass
+class ParsedJsonText:
+    """A JSON text parsed and pretty-printed for display, or the reason it could not be."""
+
+    value: Any
+    document: LineDocument
+    ok: bool
+
+
+def json_document(value: Any) -> LineDocument:
+    """A LineDocument of ``value`` pretty-printed, highlighted as JSON."""
+    return LineDocument(pretty_json(value).split("\n"), json_tokens)
+
+
+def prepare_json_text(text: str | None, what: str = "text") -> ParsedJsonText:
+    """Parse and pretty-print a JSON text for the viewer; on a parse error the raw
+    text is shown under a banner naming the line and column."""
+    if text is None:
+        return ParsedJsonText(None, LineDocument([], banner=f"no {what}"), False)
+    try:
+        value = parse_json(text)
+    except ValueError as exc:
+        doc = LineDocument(text.split("\n"), json_tokens, banner=f"{what} is not valid JSON: {exc}")
+        return ParsedJsonText(None, doc, False)
+    return ParsedJsonText(value, json_document(value), True)
+
+
+def value_document(value: Any) -> LineDocument:
+    """A JSON value for display: strings as plain text lines, the rest as JSON."""
+    if isinstance(value, str):
+        return LineDocument(value.split("\n"), plain_tokens)
+    return json_document(value)

@@ -1,0 +1,102 @@
+"""The item view: a header naming the item, then the layout of its kind.
+
+Loading runs on the job runner (key ``item``): selecting another item while one
+loads cancels the first, so fast keyboard navigation never queues work.
+Layouts are created once per kind and kept (switching kinds is instant).
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+
+from ui.itemprep import ItemBundle, load_item
+from ui.views.kinds import KindLayout, layout_class
+
+
+class ItemView(QWidget):
+    loaded = Signal(object)  # ItemBundle, once shown
+    load_failed = Signal(str)
+
+    def __init__(self, store, runner, parent=None):
+        super().__init__(parent)
+        self.store = store
+        self.runner = runner
+        self.run_id: int | None = None
+        self.bundle: ItemBundle | None = None
+        self.layouts: dict[str, KindLayout] = {}
+
+        self.title = QLabel("No item selected")
+        self.title.setObjectName("heading")
+        self.facts = QLabel("")
+        self.facts.setObjectName("muted")
+        self.facts.setWordWrap(True)
+        self.facts.setTextFormat(self.facts.textFormat().RichText)
+        self.state = QLabel("")
+        self.state.setObjectName("muted")
+        head = QHBoxLayout()
+        head.addWidget(self.title)
+        head.addStretch(1)
+        head.addWidget(self.state)
+        self.stack = QStackedWidget()
+        self.placeholder = QLabel("Pick a dataset, then an item in the table (J/K move through the items).")
+        self.placeholder.setObjectName("muted")
+        self.stack.addWidget(self.placeholder)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addLayout(head)
+        layout.addWidget(self.facts)
+        layout.addWidget(self.stack, 1)
+
+    def show_item(self, item_id: int | None) -> None:
+        if item_id is None:
+            self.runner.cancel("item")
+            self.bundle = None
+            self.title.setText("No item selected")
+            self.facts.setText("")
+            self.state.setText("")
+            self.stack.setCurrentWidget(self.placeholder)
+            return
+        self.state.setText("loading…")
+        self.runner.start("item", load_item, self.store, item_id, on_result=self._show, on_error=self._failed)
+
+    def set_run(self, run_id: int | None) -> None:
+        self.run_id = run_id
+        layout = self.current_layout()
+        if layout is not None:
+            layout.select_run(run_id)
+
+    def current_layout(self) -> KindLayout | None:
+        w = self.stack.currentWidget()
+        return w if isinstance(w, KindLayout) else None
+
+    def _failed(self, exc: BaseException, _trace: str) -> None:
+        self.state.setText(f"could not load the item: {exc}")
+        self.load_failed.emit(str(exc))
+
+    def _show(self, bundle: ItemBundle) -> None:
+        self.bundle = bundle
+        d = bundle.detail
+        self.title.setText(f"{d.record_id}")
+        facts = [f"<b>{html.escape(d.kind)}</b>"]
+        for label, value in (("category", d.category), ("difficulty", d.difficulty), ("depth", d.depth),
+                             ("domain", d.domain)):
+            if value not in (None, ""):
+                facts.append(f"{label}: {html.escape(str(value))}")
+        if d.gold_edited:
+            facts.append("<b>gold edited</b>")
+        where = d.source_file + (f":{d.source_line}" if d.source_line else "") if d.source_file else None
+        facts.append(f"dataset {html.escape(d.dataset)}" + (f" · {html.escape(where)}" if where else ""))
+        facts.append(f"{len(bundle.outputs)} output(s)")
+        self.facts.setText(" · ".join(facts))
+        self.state.setText("")
+        layout = self.layouts.get(d.kind)
+        if layout is None:
+            layout = layout_class(d.kind)(self.runner)
+            self.layouts[d.kind] = layout
+            self.stack.addWidget(layout)
+        layout.show_item(bundle, self.run_id)
+        self.stack.setCurrentWidget(layout)
+        self.loaded.emit(bundle)

@@ -1,0 +1,81 @@
+"""tool_select (paper 002): the tool list with the expected YES/NO beside each
+run's predicted YES/NO; disagreements stand out."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QFont
+from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+from reviewer.kinds import ItemKind
+from ui import theme
+from ui.itemprep import ItemBundle
+from ui.views.kinds.base import KindLayout
+from ui.views.panes import TextPane, section
+
+
+class ToolSelectLayout(KindLayout):
+    kind = ItemKind.TOOL_SELECT
+
+    def build_left(self) -> QWidget:
+        self.message = TextPane(max_height=160)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.table = QTableWidget()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(True)
+        self.table.verticalHeader().setVisible(False)
+        box = QWidget()
+        col = QVBoxLayout(box)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.addWidget(section("User message", self.message))
+        col.addWidget(self.summary)
+        col.addWidget(section("Tools: expected vs predicted", self.table), 1)
+        return box
+
+    def fill_left(self, bundle: ItemBundle) -> None:
+        view, c = bundle.view, theme.colors()
+        tools, expected, chosen = view["tools"], view["expected"], view["chosen"]
+        self.message.set_text(bundle.detail.question)
+        runs = [p.label for p in bundle.outputs]
+        headers = ["Tool", "Description", "Expected"] + runs
+        self.table.clear()
+        self.table.setColumnCount(len(headers))
+        self.table.setRowCount(len(tools))
+        self.table.setHorizontalHeaderLabels(headers)
+        bold = QFont()
+        bold.setBold(True)
+        wrong = [0] * len(runs)
+        for r, tool in enumerate(tools):
+            name = str(tool.get("name", "")) if isinstance(tool, dict) else str(tool)
+            desc = str(tool.get("description", "")) if isinstance(tool, dict) else ""
+            self.table.setItem(r, 0, QTableWidgetItem(name))
+            d = QTableWidgetItem(desc)
+            d.setToolTip(desc)
+            self.table.setItem(r, 1, d)
+            want = name in expected
+            e = QTableWidgetItem("YES" if want else "NO")
+            e.setForeground(QBrush(c["ok"] if want else c["muted"]))
+            e.setFont(bold)
+            self.table.setItem(r, 2, e)
+            for k, picked in enumerate(chosen):
+                if picked is None:
+                    item = QTableWidgetItem("?")
+                    item.setToolTip("no selection could be read from this output")
+                else:
+                    got = name in picked
+                    item = QTableWidgetItem("YES" if got else "NO")
+                    if got != want:
+                        wrong[k] += 1
+                        item.setBackground(QBrush(c["error_bg"]))
+                        item.setFont(bold)
+                        item.setToolTip("disagrees with the expected answer")
+                self.table.setItem(r, 3 + k, item)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.resizeColumnToContents(0)
+        self.table.resizeRowsToContents()
+        expected_text = ", ".join(sorted(expected)) or "none (no tool should be called)"
+        verdicts = [f"{run}: {'all correct' if n == 0 else f'{n} wrong'}" for run, n in zip(runs, wrong)]
+        self.summary.setText(f"<b>Expected:</b> {expected_text}" + ("<br>" + " · ".join(verdicts) if verdicts else ""))

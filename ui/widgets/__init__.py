@@ -1,0 +1,1 @@
+"""Reusable widgets: the fast line viewer, the lazy JSON tree, the call graph."""
