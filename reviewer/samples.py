@@ -26,17 +26,31 @@ class Sample:
 
 SAMPLES: tuple[Sample, ...] = (
     Sample("sample-tool-qa", "tooljson", "tooljson", (
-        ("sample-tool-qa:model-a", "tooljson/predictions/model-a.json", "tooljson-predictions"),
-        ("sample-tool-qa:model-b", "tooljson/predictions/model-b.json", "tooljson-predictions"),
+        ("alpha-7b direct", "tooljson/predictions/citybikes.example.org_v1_stations_alpha-7b_direct_prompting_predictions.json",
+         "tooljson-predictions"),
+        ("beta-13b code", "tooljson/predictions/citybikes.example.org_v1_stations_beta-13b_code_generation_predictions.json",
+         "tooljson-predictions"),
     )),
-    Sample("sample-extraction", "deepjson/deepjson_sample.xlsx", "deepjson", ()),
-    Sample("sample-call-chains", "nestools/test_data.jsonl", "nestools", (
+    Sample("sample-extraction", "deepjson/DeepJSONEval-sample.xlsx", "deepjson", (
+        ("demo-alpha-7b", "deepjson/predictions/demo-alpha-7b.xlsx", "deepjson-predictions"),
+        ("demo-beta-13b", "deepjson/predictions/demo-beta-13b.xlsx", "deepjson-predictions"),
+    )),
+    Sample("sample-call-chains", "nestools", "nestools", (
         ("chainsmith-8b", "nestools/predictions/chainsmith-8b/raw_response.jsonl", "nestools-predictions"),
         ("tiny-planner-1b", "nestools/predictions/tiny-planner-1b/raw_response.jsonl", "nestools-predictions"),
     )),
-    Sample("sample-function-calls", "bfcl/BFCL_v3_simple.json", "bfcl", ()),
-    Sample("sample-schema-generation", "schemagen/schemagen.jsonl", "schemagen", ()),
-    Sample("sample-tool-selection", "toolselect/appendix_a.jsonl", "toolselect", ()),
+    Sample("sample-function-calls", "bfcl", "bfcl", (
+        ("gorilla-lite-7b", "bfcl/outputs/gorilla-lite-7b.jsonl", "outputs-jsonl"),
+        ("toolformer-xl", "bfcl/outputs/toolformer-xl.jsonl", "outputs-jsonl"),
+    )),
+    Sample("sample-schema-generation", "schemagen/schemagen.jsonl", "schemagen", (
+        ("struct-tuned-8b", "schemagen/outputs/struct-tuned-8b.jsonl", "outputs-jsonl"),
+        ("base-8b", "schemagen/outputs/base-8b.jsonl", "outputs-jsonl"),
+    )),
+    Sample("sample-tool-selection", "toolselect/appendix_a.jsonl", "toolselect", (
+        ("careful-nlt", "toolselect/outputs/careful-nlt.jsonl", "outputs-jsonl"),
+        ("hasty-nlt", "toolselect/outputs/hasty-nlt.jsonl", "outputs-jsonl"),
+    )),
 )
 
 

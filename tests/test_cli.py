@@ -1,0 +1,95 @@
+"""The ``reviewer`` command as a user runs it: a real process, real files, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reviewer.samples import DATA_DIR
+
+
+def reviewer(*args: str, db: Path | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env.pop("REVIEWER_DB", None)
+    cmd = [sys.executable, "-m", "reviewer.cli", *args]
+    if db is not None:
+        cmd += ["--db", str(db)]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
+
+
+def test_help_everywhere():
+    for args in ([], ["import"], ["import", "dataset"], ["import", "run"], ["list"], ["show"], ["export"]):
+        proc = reviewer(*args, "--help")
+        assert proc.returncode == 0 and "usage: reviewer" in proc.stdout, (args, proc.stderr)
+
+
+def test_import_list_show_export_round_trip(tmp_path):
+    db = tmp_path / "cli.sqlite3"
+    src = DATA_DIR / "nestools"
+    proc = reviewer("import", "dataset", str(src / "test_data.jsonl"), "--name", "chains", db=db)
+    assert proc.returncode == 0, proc.stderr
+    assert "dataset 'chains': 6 items added, 0 already present" in proc.stdout
+    proc = reviewer("import", "run", "chains", str(src / "predictions" / "chainsmith-8b" / "raw_response.jsonl"), db=db)
+    assert proc.returncode == 0 and "6 outputs added" in proc.stdout, proc.stderr
+    again = reviewer("import", "dataset", str(src / "test_data.jsonl"), "--name", "chains", db=db)
+    assert "0 items added, 6 already present" in again.stdout
+
+    listing = reviewer("list", db=db)
+    assert listing.returncode == 0
+    row = next(line for line in listing.stdout.splitlines() if line.startswith("chains"))
+    assert row.split()[1:] == ["call_chain", "nestools", "6", "1"]
+    runs = reviewer("list", "chains", db=db)
+    assert "chainsmith-8b" in runs.stdout
+
+    first_id = json.loads((src / "test_data.jsonl").read_text().splitlines()[0])["test_id"]
+    shown = reviewer("show", "chains", str(first_id), "--json", db=db)
+    doc = json.loads(shown.stdout)
+    assert doc["kind"] == "call_chain" and doc["outputs"][0]["run"] == "chainsmith-8b"
+    assert isinstance(doc["gold"], list) and doc["gold"][0]["api_name"]
+
+    out = tmp_path / "export"
+    proc = reviewer("export", "chains", str(out), db=db)
+    assert proc.returncode == 0, proc.stderr
+    for name in ("test_data.jsonl", "test_api_ids.jsonl"):
+        exported = [json.loads(x) for x in next(out.rglob(name)).read_text().splitlines() if x.strip()]
+        original = [json.loads(x) for x in (src / name).read_text().splitlines() if x.strip()]
+        assert exported == original, name
+
+    jsonl = tmp_path / "all.jsonl"
+    proc = reviewer("export", "chains", str(jsonl), "--as", "jsonl", db=db)
+    assert proc.returncode == 0 and len(jsonl.read_text().splitlines()) == 6
+
+
+def test_bad_input_names_file_and_line_and_writes_nothing(tmp_path):
+    db = tmp_path / "cli.sqlite3"
+    lines = (DATA_DIR / "nestools" / "test_data.jsonl").read_text().splitlines()
+    broken = tmp_path / "test_data.jsonl"
+    broken.write_text("\n".join(lines[:3] + [lines[3][:40]] + lines[4:]) + "\n")
+    (tmp_path / "test_api_ids.jsonl").write_text((DATA_DIR / "nestools" / "test_api_ids.jsonl").read_text())
+    proc = reviewer("import", "dataset", str(broken), "--format", "nestools", db=db)
+    assert proc.returncode == 1
+    assert str(broken) in proc.stderr and "line 4" in proc.stderr and "Traceback" not in proc.stderr
+    assert "no datasets yet" in reviewer("list", db=db).stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["show", "nope", "1"], "no dataset 'nope'"),
+        (["import", "dataset", "/does/not/exist.jsonl"], "no such file or folder"),
+        (["import", "dataset", str(DATA_DIR / "nestools" / "test_data.jsonl"), "--format", "bogus"],
+         "unknown dataset format 'bogus'"),
+    ],
+)
+def test_user_errors_exit_1_with_a_clear_message(tmp_path, args, message):
+    proc = reviewer(*args, db=tmp_path / "cli.sqlite3")
+    assert proc.returncode == 1 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_usage_error_exits_2(tmp_path):
+    assert reviewer("frobnicate").returncode == 2
