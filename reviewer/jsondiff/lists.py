@@ -15,7 +15,6 @@ from bisect import bisect_left
 from collections import defaultdict, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 
 from reviewer.jsondiff.canonical import canonical, strictly_equal
 
@@ -153,8 +152,7 @@ def _aligned_pairs(left: list, right: list) -> list[tuple[int, int, bool]]:
     pool_left: list[int] = []
     pool_right: list[int] = []
     replaced: list[tuple[range, range]] = []
-    matcher = SequenceMatcher(None, fl, fr, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes(fl, fr):
         if tag == "equal":
             # Equal fingerprints; == rules out the one thing they conflate (NaN/null).
             pairs.extend((i, j, left[i] == right[j]) for i, j in zip(range(i1, i2), range(j1, j2)))
@@ -181,6 +179,79 @@ def _aligned_pairs(left: list, right: list) -> list[tuple[int, int, bool]]:
         rest_right = [j for j in rights if j not in moved_right]
         pairs.extend((i, j, False) for i, j in zip(rest_left, rest_right))
     return pairs
+
+
+def _opcodes(fl: list, fr: list) -> list[tuple[str, int, int, int, int]]:
+    """Align two fingerprint sequences, patience style: trim equal ends, anchor on
+    fingerprints occurring once on each side (longest in-order chain of them),
+    and repeat between anchors. Opcodes as difflib's ("equal", "replace",
+    "delete", "insert"), in order. Unlike difflib's matcher this stays
+    O(n log n) on long lists full of repeated values.
+    """
+    out: list[tuple[str, int, int, int, int]] = []
+    # A stack of ranges still to align, and finished opcodes, in reverse order.
+    stack: list = [(None, 0, len(fl), 0, len(fr))]
+    while stack:
+        item = stack.pop()
+        if item[0] is not None:
+            out.append(item)
+            continue
+        _, a0, a1, b0, b1 = item
+        start = a0
+        while a0 < a1 and b0 < b1 and fl[a0] == fr[b0]:
+            a0 += 1
+            b0 += 1
+        if a0 > start:
+            out.append(("equal", start, a0, b0 - (a0 - start), b0))
+        tail = 0
+        while a0 < a1 - tail and b0 < b1 - tail and fl[a1 - 1 - tail] == fr[b1 - 1 - tail]:
+            tail += 1
+        later: list = []
+        if tail:
+            later.append(("equal", a1 - tail, a1, b1 - tail, b1))
+            a1 -= tail
+            b1 -= tail
+        if a0 == a1 or b0 == b1:
+            if a0 < a1:
+                later.append(("delete", a0, a1, b0, b0))
+            elif b0 < b1:
+                later.append(("insert", a0, a0, b0, b1))
+        else:
+            anchors = _unique_anchors(fl, fr, a0, a1, b0, b1)
+            if not anchors:
+                later.append(("replace", a0, a1, b0, b1))
+            else:
+                pieces: list = []
+                i, j = a0, b0
+                for ai, aj in anchors:
+                    pieces.append((None, i, ai, j, aj))
+                    pieces.append(("equal", ai, ai + 1, aj, aj + 1))
+                    i, j = ai + 1, aj + 1
+                pieces.append((None, i, a1, j, b1))
+                later = pieces + later
+        stack.extend(reversed([p for p in later if p[0] is not None or p[1] < p[2] or p[3] < p[4]]))
+    return out
+
+
+def _unique_anchors(fl: list, fr: list, a0: int, a1: int, b0: int, b1: int) -> list[tuple[int, int]]:
+    """Pairs (i, j) of fingerprints found exactly once in each range, forming
+    the longest chain increasing on both sides."""
+    count_left: dict = {}
+    for i in range(a0, a1):
+        count_left[fl[i]] = count_left.get(fl[i], 0) + 1
+    count_right: dict = {}
+    where_right: dict = {}
+    for j in range(b0, b1):
+        fp = fr[j]
+        count_right[fp] = count_right.get(fp, 0) + 1
+        where_right[fp] = j
+    candidates = [
+        (i, where_right[fl[i]], False)
+        for i in range(a0, a1)
+        if count_left[fl[i]] == 1 and count_right.get(fl[i]) == 1
+    ]
+    off_chain = _out_of_order(candidates)
+    return [(i, j) for i, j, _ in candidates if i not in off_chain]
 
 
 def _key_pairs(left: list, right: list, key: str) -> list[tuple[int, int, bool]]:

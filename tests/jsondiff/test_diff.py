@@ -227,3 +227,16 @@ def test_a_long_diff_can_be_cancelled():
     big_right = {"x": [{"n": i, "v": [i + 1] * 5} for i in range(3000)]}
     with pytest.raises(Cancelled):
         diff(big_left, big_right, ctx=ctx)
+
+
+def test_lists_of_repeated_values():
+    assert summary(diff([1, 2, 1, 2, 3], [1, 2, 3])) == [("removed", (2,), None), ("removed", (3,), None)]
+    assert summary(diff(["a", "a", "b"], ["a", "b", "a"])) == [("moved", (1,), (2,))]
+    rng = random.Random(4)
+    left = [rng.randint(0, 9) for _ in range(2000)]
+    right = left[:]
+    rng.shuffle(right)
+    changes = diff(left, right)
+    # Same values in another order: nothing is added, removed or changed.
+    assert {c.kind for c in changes} == {"moved"}
+    assert all(left[c.left_path[0]] == right[c.right_path[0]] for c in changes)
