@@ -1,11 +1,14 @@
 """The sandboxed side of ``reviewer.sandbox.run_python``.
 
-Run as ``python -I _child.py RESULT_FD`` inside a fresh, empty working
-directory. It reads one JSON request from stdin::
+Run either as ``python -I -S _child.py RESULT_FD`` inside a fresh, empty
+working directory (one program per interpreter), or as a start-up server
+``python -I -S _child.py --serve FD`` that forks one such child per program
+(see ``serve``). A program's request is JSON::
 
     {"code": str, "entry": str|null, "args": any, "limits": {...}, "network": "auto"|"netns"|"audit"}
 
-locks itself down, runs the code, and writes one JSON result to RESULT_FD::
+The child locks itself down, runs the code and writes one JSON result to the
+result pipe::
 
     {"ok": bool, "value": any, "value_is_repr": bool, "error": str|null,
      "stdout": str, "isolation": [str, ...]}
@@ -171,9 +174,8 @@ def _encode_value(value):
         return json.dumps(repr(value)), True
 
 
-def main() -> None:
-    result_fd = int(sys.argv[1])
-    request = json.loads(sys.stdin.read())
+def run_locked_down(request: dict, result_fd: int) -> None:
+    """Lock this process down, run the request's program, write the result to ``result_fd``."""
     limits = request["limits"]
     isolation = []
     libc = _libc()
@@ -211,7 +213,7 @@ def main() -> None:
     except MemoryError:
         out["error"] = f"MemoryError: the program exceeded the memory limit ({limits['memory_mb']} MB)"
     except BaseException as exc:  # noqa: BLE001 - every failure of user code is reported, SystemExit included
-        import traceback  # only on failure: it costs start-up time on every run
+        import traceback  # only on failure (the server pre-imports it)
 
         tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
         last = "".join(tb[-3:]) if len(tb) > 3 else "".join(tb)
@@ -222,6 +224,89 @@ def main() -> None:
     while view:
         view = view[os.write(result_fd, view):]
     os.close(result_fd)
+
+
+REQUEST_FILE = "request.json"
+
+
+def serve(control_fd: int) -> None:
+    """The start-up server: fork one locked-down child per request.
+
+    Started once per app process as ``python -I -S _child.py --serve FD``; it
+    never runs user code itself. Each message on the control socket (a
+    SOCK_SEQPACKET socketpair) is ``{"id", "workdir"}`` with the result pipe's
+    write end attached; the request itself waits in ``workdir/request.json``.
+    Replies: ``{"id", "pid"}`` once forked, ``{"id", "exit"}`` once reaped
+    (the exit code, negative for a signal). EOF on the socket (the app has
+    gone) kills every child still running and ends the server.
+    """
+    import select
+    import signal
+    import socket
+    __import__("traceback")  # imported once here instead of in every failing child
+
+    sock = socket.socket(fileno=control_fd)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    running: dict[int, int] = {}
+
+    def send(msg: dict) -> None:
+        try:
+            sock.send(json.dumps(msg).encode())
+        except OSError:
+            pass  # the app has gone; the next recv sees EOF and ends the server
+
+    while True:
+        ready, _, _ = select.select([sock, wake_r], [], [])
+        if wake_r in ready:
+            os.read(wake_r, 4096)
+        while running:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            send({"id": running.pop(pid), "exit": os.waitstatus_to_exitcode(status)})
+        if sock not in ready:
+            continue
+        msg, fds, _, _ = socket.recv_fds(sock, 65536, 1)
+        if not msg:
+            for pid in running:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            return
+        req = json.loads(msg)
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into this loop
+            code = 0
+            try:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                for fd in (wake_r, wake_w):
+                    os.close(fd)
+                sock.close()
+                os.setsid()  # its own process group: the app kills the group on timeout
+                os.chdir(req["workdir"])
+                with open(REQUEST_FILE, encoding="utf-8") as f:
+                    request = json.load(f)
+                os.remove(REQUEST_FILE)
+                run_locked_down(request, fds[0])
+            except BaseException:  # noqa: BLE001 - a child must never fall back into the server loop
+                code = 70
+            finally:
+                os._exit(code)
+        os.close(fds[0])
+        running[pid] = req["id"]
+        send({"id": req["id"], "pid": pid})
+
+
+def main() -> None:
+    if sys.argv[1] == "--serve":
+        serve(int(sys.argv[2]))
+    else:  # one program: ``_child.py RESULT_FD`` with the request on stdin
+        run_locked_down(json.loads(sys.stdin.read()), int(sys.argv[1]))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from reviewer.sandbox import Limits, run_many, run_python
+from reviewer.sandbox import Limits, run_many, run_python, runner
+
+
+@pytest.fixture(params=["server", "spawn"], autouse=True)
+def start(request, monkeypatch):
+    """Every test runs with both ways of starting the sandboxed process."""
+    monkeypatch.setattr(runner, "DEFAULT_START", request.param)
+    return request.param
 
 
 def _still_working():
@@ -153,3 +160,4 @@ def test_run_many_keeps_order_and_isolates_failures():
     results = run_many(jobs, limits=Limits(), workers=2)
     assert [r.value for r in results if r.ok] == [0, 2, 4, 6, 8, 10]
     assert not results[3].ok and results[3].error.startswith("ValueError: bad")
+
