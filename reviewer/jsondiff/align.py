@@ -45,6 +45,7 @@ class _Block:
 
 
 _LINE = object()
+_CONTAINERS = (dict, list)
 
 
 @dataclass(frozen=True)
@@ -215,19 +216,23 @@ class _Layout:
 
     def _side(self, side: tuple, blocks: list[_Block], start: int) -> tuple[list[str], int]:
         value, path, depth, before, after = side
-        lines = block_lines(value, depth, before, after, self.indent)
-        blocks.append(_Block(start, len(lines), value, path, whole=True))
+        if type(value) in _CONTAINERS:
+            lines = block_lines(value, depth, before, after, self.indent)
+            blocks.append(_Block(start, len(lines), value, path, whole=True))
+        else:
+            lines = [" " * (self.indent * depth) + before + scalar_text(value) + after]
+            blocks.append(_Block(start, 1, None, path, whole=False))
         return lines, len(lines)
 
-    def line(self, left_text: str, left_path: tuple, right_text: str, right_path: tuple) -> None:
-        """One structural line on both sides (an opening or closing bracket)."""
+    def line(self, left_text: str, left_path: tuple, right_text: str, right_path: tuple, kind: str | None = None) -> None:
+        """One line on both sides: a bracket of a container shown member by member, or a scalar."""
         doc = self.doc
         row = len(doc.kinds)
         doc._left_blocks.append(_Block(row, 1, None, left_path, whole=False))
         doc._right_blocks.append(_Block(row, 1, None, right_path, whole=False))
         doc.left_lines.append(left_text)
         doc.right_lines.append(right_text)
-        doc.kinds.append(None)
+        doc.kinds.append(kind)
 
     # -- walking -------------------------------------------------------------------------
 
@@ -243,6 +248,14 @@ class _Layout:
                 self.rows(*task[1:])
                 continue
             _, a, b, lp, rp, depth, lbefore, rbefore, lafter, rafter = task
+            ta, tb = type(a), type(b)
+            if ta not in _CONTAINERS and tb not in _CONTAINERS:
+                # Two scalars: one row. The common case, so kept short.
+                change = self.at_left.get(lp)
+                kind = change.kind if change is not None and change.kind in (CHANGED, TYPE_CHANGED) else None
+                pad = " " * (self.indent * depth)
+                self.line(pad + lbefore + scalar_text(a) + lafter, lp, pad + rbefore + scalar_text(b) + rafter, rp, kind)
+                continue
             left_side = (a, lp, depth, lbefore, lafter)
             right_side = (b, rp, depth, rbefore, rafter)
             if lp not in self.dirty_left and rp not in self.dirty_right:
@@ -252,8 +265,7 @@ class _Layout:
             if change is not None and change.kind in (CHANGED, TYPE_CHANGED):
                 self.rows(left_side, right_side, change.kind)
                 continue
-            ta, tb = type(a), type(b)
-            if ta is not tb or ta not in (dict, list) or not a or not b:
+            if ta is not tb or not a or not b:
                 # Not expected from a diff of these documents; show both as changed.
                 kind = ADDED if not a and ta is tb else REMOVED if not b and ta is tb else CHANGED
                 self.rows(left_side, right_side, kind)
