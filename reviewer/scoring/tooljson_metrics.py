@@ -80,10 +80,27 @@ EXACT_MATCH = {
 }
 
 
+def _as_number(text: str) -> float | None:
+    """The value of a text that is just a number ("1,234.50", "8.", "$8"), else None."""
+    t = _drop_final_dot(text.strip()).lstrip("$").strip()
+    if _NUMBER_WITH_SEPARATORS.fullmatch(t):
+        return _to_float(t)
+    return None
+
+
 def fixed_exact_match(metric: str, gold: str, pred: str) -> bool:
-    """The fixed mode's exact match: as official, but numbers may carry thousands separators."""
+    """The fixed mode's exact match.
+
+    As official, except: numbers may carry thousands separators, and where
+    gold and prediction are both just a number, they compare as numbers
+    ("8.50" equals "8.5" under accuracy_string).
+    """
     if metric == "approx_number_match":
         return approx_number_match(gold, pred, _NUMBER_WITH_SEPARATORS)
+    if metric == "accuracy_string":
+        g, p = _as_number(gold), _as_number(pred)
+        if g is not None and p is not None:
+            return g == p
     return EXACT_MATCH[metric](gold, pred)
 
 

@@ -86,6 +86,13 @@ def test_comma_numbers_are_understood_in_fixed_mode_only():
     assert score("1234", "1,234", "fixed", task_type="AGGREGATION").passed is True
 
 
+def test_numbers_compare_as_numbers_in_fixed_mode():
+    assert score("8.50", 8.5).passed is False
+    assert score("8.50", 8.5, "fixed").passed is True
+    assert score("1234", "1,234.", "fixed").passed is True
+    assert score("ARS", "ars", "fixed").passed is True  # text still compares as text
+
+
 def test_gold_without_number_is_noted_not_raised():
     res = score("none", "3", task_type="AGGREGATION")
     assert res.passed is False
