@@ -8,6 +8,7 @@ error message that leaves this module has the API key scrubbed from it.
 from __future__ import annotations
 
 import email.utils
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -92,7 +93,7 @@ def _rejected_param(exc: openai.APIStatusError, sent: dict) -> str | None:
     for param, words in ADAPTABLE.items():
         if param not in sent:
             continue
-        if named == param or any(w in text for w in words):
+        if named == param or any(re.search(rf"\b{re.escape(w)}\b", text) for w in words):
             return param
     return None
 
@@ -109,12 +110,14 @@ def classify(exc: Exception, sent: dict, secret: str | None) -> CallError:
         retry_after = parse_retry_after(exc.response.headers if exc.response is not None else None)
         if status == 429:
             return CallError("rate_limited", message, status=status, retry_after=retry_after)
-        if status in (408, 409) or status >= 500:
-            return CallError("transient", message, status=status, retry_after=retry_after)
-        if status in (400, 422):
+        # Refusals come as 400/422, and from some servers as a 500 carrying the validation
+        # error (llama-cpp-python answers json_schema that way): look for the parameter's name.
+        if status in (400, 422) or status >= 500:
             param = _rejected_param(exc, sent)
             if param:
                 return CallError("rejected", message, status=status, param=param)
+        if status in (408, 409) or status >= 500:
+            return CallError("transient", message, status=status, retry_after=retry_after)
         return CallError("permanent", message, status=status)
     return CallError("permanent", message)
 

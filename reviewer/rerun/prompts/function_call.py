@@ -10,7 +10,9 @@ allows only ``[a-zA-Z0-9_-]``; ``meta["tool_names"]`` maps them back.
 Only single-turn items are supported: multi-turn categories need the tool
 results fed back, which a one-shot rerun cannot do.
 
-Option ``tool_choice``: ``auto`` (default, BFCL's setting), ``required`` or ``none``.
+Option ``tool_choice``: ``auto`` (default, BFCL's setting; not sent, being the API
+default), ``required``, ``none``, or ``first`` (force a call of the first function:
+for single-function categories with servers or models that ignore ``required``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from reviewer.rerun.prompts.base import ChatRequest, RerunItem, check_options, r
 
 TYPE_MAP = {"dict": "object", "float": "number", "tuple": "array", "any": "string"}
 
-OPTIONS = {"tool_choice": ("auto", "required", "none")}
+OPTIONS = {"tool_choice": ("auto", "required", "none", "first")}
 
 
 def _convert_types(schema: Any) -> Any:
@@ -85,10 +87,14 @@ def bfcl_fc(item: RerunItem, options: dict) -> ChatRequest:
     opts = check_options(item, options, OPTIONS)
     functions = require(item, (item.payload or {}).get("functions"), "$.payload.functions")
     tools = [to_tool(item, i, f) for i, f in enumerate(functions)]
+    choice = opts["tool_choice"]
+    if choice == "auto":
+        choice = None  # the API default whenever tools are sent; leaving it out spares servers that reject it
+    elif choice == "first":
+        choice = {"type": "function", "function": {"name": tools[0]["function"]["name"]}}
     return ChatRequest(
         messages=_messages(item),
         tools=tools,
-        # "auto" is the API default whenever tools are sent; leaving it out spares servers that reject tool_choice.
-        tool_choice=None if opts["tool_choice"] == "auto" else opts["tool_choice"],
+        tool_choice=choice,
         meta={"setup_type": "bfcl_fc", "tool_names": {api_name(f["name"]): f["name"] for f in functions}},
     )
