@@ -75,7 +75,6 @@ def profile(table: RatingTable) -> Profile:
         patterns, inverse = np.zeros((0, n_annotators), np.int8), np.zeros(0, np.intp)
     present = patterns != MISSING
     counts = np.stack([(patterns == c).sum(axis=1) for c in range(k)], axis=1).astype(np.float64)
-    counts = counts.reshape(len(patterns), k)
     raters = present.sum(axis=1).astype(np.float64)
     pairable = (raters >= 2).astype(np.float64)
     pairs = raters * (raters - 1)

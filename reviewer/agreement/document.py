@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from reviewer.agreement.coefficients import LABELS
 from reviewer.agreement.estimate import Estimate, GroupStats
 from reviewer.agreement.report import Report
-from reviewer.agreement.table import TAG_PREFIX, variable_label
+from reviewer.agreement.table import PERSPECTIVE_PREFIX, TAG_PREFIX, variable_label
 
 
 @dataclass
@@ -205,6 +205,19 @@ def _difficulty_blocks(report: Report) -> list[Block]:
 
 def _tag_blocks(report: Report) -> list[Block]:
     out: list[Block] = [Heading(2, "Error tags", "tags")]
+    if report.nestools_final is not None:
+        final = report.nestools_final
+        parts = [
+            f"'{name}' ({', '.join(tags) or 'no tags'}): {fmt_estimate(report.overall[PERSPECTIVE_PREFIX + name]['nestools_p'])}"
+            for name, tags in report.perspectives.items()
+        ]
+        reason = f" ({final.reason})" if final.value is None else ""
+        out.append(
+            Paragraph(
+                f"Final agreement as NesTools reports it, p averaged over {len(parts)} perspectives: "
+                f"{fmt_estimate(final)}{reason}. Per perspective: " + "; ".join(parts) + "."
+            )
+        )
     if not report.error_tags:
         out.append(Paragraph("No error tags were used."))
         return out

@@ -8,8 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from reviewer.agreement.bootstrap import percentile_interval, resampled_weights
-from reviewer.agreement.coefficients import Profile, coefficients_for, pairable_items, undefined_reason
-from reviewer.agreement.table import ANY_ERROR, TAG_PREFIX, RatingTable
+from reviewer.agreement.coefficients import (
+    Coefficient,
+    Profile,
+    coefficients_for,
+    pairable_items,
+    undefined_reason,
+)
+from reviewer.agreement.table import ANY_ERROR, PERSPECTIVE_PREFIX, TAG_PREFIX, RatingTable
 
 
 @dataclass
@@ -30,12 +36,14 @@ class Estimate:
     ci_note: str | None = None
 
 
+NO_INTERVAL = "no interval: the value is undefined"
+
 # variable name -> coefficient name -> estimate
 GroupStats = dict[str, dict[str, Estimate]]
 
 
 def is_error_variable(name: str) -> bool:
-    return name == ANY_ERROR or name.startswith(TAG_PREFIX)
+    return name == ANY_ERROR or name.startswith((TAG_PREFIX, PERSPECTIVE_PREFIX))
 
 
 def estimate_group(
@@ -66,15 +74,44 @@ def estimate_group(
             value = float(fn(prof, w))
             if not math.isfinite(value):
                 reason = undefined_reason(coef, prof, w, table.categories)
-                stats[coef] = Estimate(None, n_items, reason, ci_note="no interval: the value is undefined")
+                stats[coef] = Estimate(None, n_items, reason, ci_note=NO_INTERVAL)
                 continue
-            est = stats[coef] = Estimate(value, n_items)
-            if boot_w is None:
-                est.ci_note = "no bootstrap"
-                continue
-            est.low, est.high, undefined = percentile_interval(fn(prof, boot_w))
-            if est.low is None:
-                est.ci_note = f"no interval: only {n_resamples - undefined} of {n_resamples} resamples defined"
-            elif undefined:
-                est.ci_note = f"{undefined} of {n_resamples} resamples undefined and left out"
+            stats[coef] = _with_interval(Estimate(value, n_items), None if boot_w is None else fn(prof, boot_w))
     return out
+
+
+def _with_interval(est: Estimate, resampled: np.ndarray | None) -> Estimate:
+    """Attach the percentile interval of the resampled values (None: no bootstrap ran)."""
+    if resampled is None:
+        est.ci_note = "no bootstrap"
+        return est
+    est.low, est.high, undefined = percentile_interval(resampled)
+    if est.low is None:
+        est.ci_note = f"no interval: only {len(resampled) - undefined} of {len(resampled)} resamples defined"
+    elif undefined:
+        est.ci_note = f"{undefined} of {len(resampled)} resamples undefined and left out"
+    return est
+
+
+def estimate_mean(
+    fn: Coefficient,
+    profiles: list[Profile],
+    n_resamples: int = 0,
+    rng: np.random.Generator | None = None,
+) -> Estimate:
+    """The mean of one coefficient over several (at least one) variables of the same items.
+
+    This is how NesTools forms its final agreement: p averaged over the
+    call-chain and the query checks. The interval resamples items once for
+    all the variables, so it reflects their correlation. None (with a reason)
+    when the coefficient is undefined for any of them.
+    """
+    n_items = int(pairable_items(profiles[0], profiles[0].item_weights()))
+    values = [float(fn(p, p.item_weights())) for p in profiles]
+    if not all(math.isfinite(v) for v in values):
+        return Estimate(None, n_items, "undefined for at least one of the variables", ci_note=NO_INTERVAL)
+    means = None
+    if n_resamples and rng is not None:
+        boot = resampled_weights(profiles, None, n_resamples, rng)
+        means = np.mean([fn(p, w) for p, w in zip(profiles, boot)], axis=0)
+    return _with_interval(Estimate(sum(values) / len(values), n_items), means)

@@ -8,7 +8,7 @@ Appendix D; the error tags follow paper 004, Appendix A.4).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,3 +133,24 @@ def _validate_patch(index: int, rating: Rating) -> None:
                 _fail(index, rating, ["patch", j, key], f"missing or not a string: {op.get(key)!r}")
         if op["op"] in ("move", "copy") and not isinstance(op.get("from"), str):
             _fail(index, rating, ["patch", j, "from"], f"a {op['op']} operation needs a string 'from'")
+
+
+def validate_perspectives(perspectives: Mapping[str, Iterable[str]] | None) -> dict[str, frozenset[str]]:
+    """Check NesTools-style perspectives: a name to the error tags that belong to it.
+
+    Paper 004 averages its agreement over two perspectives (the call chain
+    and the query); which tags belong to which is the project's choice.
+    Raises ``InputError`` for an empty name or a tag that is not a string.
+    """
+    out: dict[str, frozenset[str]] = {}
+    if perspectives is None:
+        return out
+    if not isinstance(perspectives, Mapping):
+        raise InputError(None, "perspectives", "expected a mapping of name to error tags")
+    for name, tags in perspectives.items():
+        if not isinstance(name, str) or not name:
+            raise InputError(None, "perspectives", f"a perspective needs a non-empty name, got {name!r}")
+        if isinstance(tags, str) or not all(isinstance(t, str) and t for t in tags):
+            raise InputError(None, f"perspectives[{name!r}]", "expected a list of error tag names")
+        out[name] = frozenset(tags)
+    return out

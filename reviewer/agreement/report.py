@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from reviewer.agreement.breakdown import PairBreakdown, by_pair, by_stratum
 from reviewer.agreement.bootstrap import rng_for
-from reviewer.agreement.coefficients import profile
+from reviewer.agreement.coefficients import profile, unanimous_agreement
 from reviewer.agreement.disagreements import Disagreement, representative_disagreements
 from reviewer.agreement.distributions import (
     DifficultyCorrections,
@@ -25,10 +25,10 @@ from reviewer.agreement.distributions import (
     error_tag_counts,
     verdict_distribution,
 )
-from reviewer.agreement.estimate import GroupStats, estimate_group
+from reviewer.agreement.estimate import Estimate, GroupStats, estimate_group, estimate_mean
 from reviewer.agreement.fixes import FixAgreement, fix_agreement
-from reviewer.agreement.model import Rating, validate_ratings
-from reviewer.agreement.table import build_rating_set
+from reviewer.agreement.model import Rating, validate_perspectives, validate_ratings
+from reviewer.agreement.table import PERSPECTIVE_PREFIX, build_rating_set
 from reviewer.agreement.warnings import skew_warnings
 from reviewer.jobs import JobContext, silent
 
@@ -54,27 +54,45 @@ class Report:
     disagreements: list[Disagreement]
     fixes: FixAgreement
     notes: list[str] = field(default_factory=list)
+    # NesTools' final agreement: p averaged over the perspectives, when some were given.
+    perspectives: dict[str, list[str]] = field(default_factory=dict)
+    nestools_final: Estimate | None = None
 
 
 def build_report(
-    ratings: Iterable[Rating], bootstrap: int = 1000, seed: int = 0, ctx: JobContext | None = None
+    ratings: Iterable[Rating],
+    bootstrap: int = 1000,
+    seed: int = 0,
+    ctx: JobContext | None = None,
+    perspectives: Mapping[str, Iterable[str]] | None = None,
 ) -> Report:
     """Validate the ratings and compute the whole report.
 
     ``bootstrap`` resamples of the items give 95% percentile intervals (0
-    skips them); the same ``seed`` gives the same intervals. Raises
-    ``InputError`` for a bad rating (see ``validate_ratings``); honours
-    ``ctx`` cancellation between steps.
+    skips them); the same ``seed`` gives the same intervals. ``perspectives``
+    (name -> error tags, e.g. {"call chain": [...], "query": [...]}) adds an
+    error/no-error variable per perspective and NesTools' final agreement, p
+    averaged over them (paper 004, A.4). Raises ``InputError`` for a bad
+    rating (see ``validate_ratings``); honours ``ctx`` cancellation between steps.
     """
     ctx = ctx or silent()
     steps = 5
     ctx.progress(0, steps, "checking ratings")
     ratings = validate_ratings(ratings)
-    rating_set = build_rating_set(ratings)
+    groups = validate_perspectives(perspectives)
+    rating_set = build_rating_set(ratings, groups)
     profiles = {n: profile(t) for n, t in rating_set.tables.items()}
     ctx.check_cancelled()
     ctx.progress(1, steps, "overall agreement")
     overall = estimate_group(rating_set.tables, profiles, None, bootstrap, rng_for(seed, "overall"))
+    final = None
+    if groups:
+        final = estimate_mean(
+            unanimous_agreement,
+            [profiles[PERSPECTIVE_PREFIX + name] for name in groups],
+            bootstrap,
+            rng_for(seed, "perspectives"),
+        )
     ctx.check_cancelled()
     ctx.progress(2, steps, "agreement per stratum")
     strata = by_stratum(rating_set, profiles, overall, bootstrap, seed)
@@ -109,6 +127,8 @@ def build_report(
         disagreements=representative_disagreements(rating_set),
         fixes=fix_agreement(ratings),
         notes=notes,
+        perspectives={name: sorted(tags) for name, tags in groups.items()},
+        nestools_final=final,
     )
     ctx.progress(steps, steps, "done")
     return report

@@ -47,7 +47,7 @@ def forest_plot(
         parts.append(f'<circle cx="{lx + 5}" cy="{ly - 4}" r="5" fill="{PALETTE[s % len(PALETTE)]}"/>')
         parts.append(_text(lx + 14, ly, name))
     bottom = top + ROW_HEIGHT * len(rows)
-    for tick in (lo, (lo + hi) / 2, hi) if lo < 0 else (lo, 0.25, 0.5, 0.75, hi):
+    for tick in (lo + (hi - lo) * f for f in (0, 0.25, 0.5, 0.75, 1)):
         parts.append(f'<line x1="{x(tick):.1f}" y1="{top}" x2="{x(tick):.1f}" y2="{bottom}" stroke="#ccc"/>')
         parts.append(_text(x(tick), bottom + 16, f"{tick:g}", "middle"))
     for r, (label, points) in enumerate(rows):

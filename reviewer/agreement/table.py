@@ -8,7 +8,7 @@ matrix, so the statistics never look at ``Rating`` records again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,6 +26,7 @@ YES_NO = ("no", "yes")
 ABSENT_PRESENT = ("absent", "present")
 ANY_ERROR = "any_error"  # no TAG_PREFIX: a tag may be called "any"
 TAG_PREFIX = "error:"
+PERSPECTIVE_PREFIX = "perspective:"
 
 
 @dataclass(frozen=True)
@@ -107,16 +108,21 @@ def variable_label(name: str) -> str:
         return "any error tag"
     if name.startswith(TAG_PREFIX):
         return f"error tag '{name[len(TAG_PREFIX):]}'"
+    if name.startswith(PERSPECTIVE_PREFIX):
+        return f"errors in '{name[len(PERSPECTIVE_PREFIX):]}'"
     return name.replace("_", " ")
 
 
-def build_rating_set(ratings: Sequence[Rating]) -> RatingSet:
+def build_rating_set(ratings: Sequence[Rating], perspectives: Mapping[str, Collection[str]] | None = None) -> RatingSet:
     """Arrange validated ratings into one table per variable.
 
     Items keep their first-seen order; annotators are sorted. Variables: the
-    verdict, each rubric field, "any_error" (any tag at all) and "error:<tag>"
-    for every tag anyone used (presence or absence on each finished rating).
+    verdict, each rubric field, "any_error" (any tag at all), one
+    "perspective:<name>" per entry of ``perspectives`` (any tag of that
+    group, e.g. NesTools' call-chain and query checks) and "error:<tag>" for
+    every tag anyone used (presence or absence on each finished rating).
     """
+    perspectives = dict(perspectives or {})
     item_index: dict[str, int] = {}
     strata: list[dict[str, str]] = []
     for r in ratings:
@@ -132,6 +138,7 @@ def build_rating_set(ratings: Sequence[Rating]) -> RatingSet:
     specs += [(f, YES_NO, False) for f in BOOL_RUBRIC_FIELDS]
     specs += [("ambiguity", AMBIGUITY_LEVELS, True), ("difficulty", DIFFICULTY_LEVELS, False)]
     specs += [(ANY_ERROR, ABSENT_PRESENT, False)]
+    specs += [(PERSPECTIVE_PREFIX + name, ABSENT_PRESENT, False) for name in perspectives]
     specs += [(TAG_PREFIX + t, ABSENT_PRESENT, False) for t in tags]
     codes = {name: np.full(shape, MISSING, dtype=np.int8) for name, _, _ in specs[: -len(tags) or None]}
     # One block for all tags, so that a finished rating marks every tag absent in one step.
@@ -156,6 +163,8 @@ def build_rating_set(ratings: Sequence[Rating]) -> RatingSet:
             continue
         codes["verdict"][i, j] = lookups["verdict"][r.verdict]
         codes[ANY_ERROR][i, j] = int(bool(r.error_tags))
+        for name, group in perspectives.items():
+            codes[PERSPECTIVE_PREFIX + name][i, j] = int(any(t in group for t in r.error_tags))
         tag_codes[:, i, j] = 0
         for t in r.error_tags:
             tag_codes[tag_index[t], i, j] = 1

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from reviewer.agreement import Rating, build_report, render_json
+from reviewer.agreement import Rating, build_report, render_json, render_markdown
 from reviewer.errors import InputError
 from reviewer.jobs import Cancelled, JobContext
 
@@ -246,3 +246,26 @@ def test_a_stratum_covering_every_item_equals_the_overall_figures():
     report = build_report(ratings, bootstrap=50)
     assert report.by_stratum["dataset"]["deepjson"]["verdict"] == report.overall["verdict"]
     assert np.isfinite(report.overall["verdict"]["cohen_kappa"].low)
+
+
+def test_nestools_final_agreement_averages_p_over_perspectives():
+    # Paper 004: p per perspective (call chain, query), then their mean.
+    tagged = [(["bad_nesting"], ["bad_nesting"]), ([], []), (["vague_query"], []), (["bad_nesting"], ["vague_query"])]
+    ratings = []
+    for i, (a, b) in enumerate(tagged):
+        ratings += [rating(f"i{i}", "a", "fix" if a else "pass", error_tags=a),
+                    rating(f"i{i}", "b", "fix" if b else "pass", error_tags=b)]
+    perspectives = {"call chain": ["bad_nesting", "wrong_param"], "query": ["vague_query"]}
+    report = build_report(ratings, bootstrap=100, perspectives=perspectives)
+    chain = report.overall["perspective:call chain"]["nestools_p"].value
+    query = report.overall["perspective:query"]["nestools_p"].value
+    assert chain == pytest.approx(0.75)  # i0 F, i1 T, i2 T, i3 disagree
+    assert query == pytest.approx(0.5)  # i0 T, i1 T, i2 disagree, i3 disagree
+    assert report.nestools_final.value == pytest.approx(0.625)
+    assert report.nestools_final.low <= 0.625 <= report.nestools_final.high
+    assert "p averaged over 2 perspectives: 0.625 [" in render_markdown(report)
+
+
+def test_perspectives_must_name_tags():
+    with pytest.raises(InputError, match=r"perspectives\['query'\].*list of error tag names"):
+        build_report([rating("i1", "a")], bootstrap=0, perspectives={"query": "vague_query"})
