@@ -266,7 +266,9 @@ class _Layout:
                 self.rows(left_side, right_side, change.kind)
                 continue
             if ta is not tb or not a or not b:
-                # Not expected from a diff of these documents; show both as changed.
+                # An empty container facing a non-empty one: its members are
+                # all added (or removed); show both whole. Different container
+                # types come with a type_changed change and never get here.
                 kind = ADDED if not a and ta is tb else REMOVED if not b and ta is tb else CHANGED
                 self.rows(left_side, right_side, kind)
                 continue
