@@ -1,0 +1,211 @@
+"""The annotation panel against a real SQLite store: every change saved, keys,
+protocol rules, undo, stale writes, blindness and the personal queue."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from reviewer.review import annotate
+from reviewer.review.annotate import save_annotation, snapshot
+from reviewer.review.rubric import Draft
+from ui.review.annotation_panel import AnnotationPanel
+
+
+@pytest.fixture
+def panel_for(qtbot, sqlite_store, dataset):
+    def make(session, record_id="q0"):
+        panel = AnnotationPanel(session)
+        qtbot.addWidget(panel)
+        panel.resize(640, 820)
+        panel.show()
+        qtbot.waitExposed(panel)
+        panel.activateWindow()
+        panel.setFocus()
+        qtbot.waitUntil(panel.hasFocus)
+        panel.show_item(sqlite_store.item(dataset[1][record_id]))
+        return panel
+    return make
+
+
+def stored(store, item_id, who):
+    mine = snapshot(store, item_id, who).mine
+    return mine.draft if mine else None
+
+
+def press(qtbot, panel, key, modifier=Qt.KeyboardModifier.NoModifier):
+    qtbot.keyClick(panel, key, modifier)
+
+
+def test_each_change_is_saved_at_once_as_a_new_version(qtbot, sqlite_store, dataset, alice, panel_for):
+    panel = panel_for(alice)
+    item_id = dataset[1]["q0"]
+    assert stored(sqlite_store, item_id, "alice") is None
+    panel.verdict.buttons["reject"].click()
+    assert stored(sqlite_store, item_id, "alice").verdict == "reject"
+    first_check = next(iter(panel.check_rows))
+    panel.check_rows[first_check].buttons[False].click()
+    assert stored(sqlite_store, item_id, "alice").checks[first_check] is False
+    panel.ambiguity.buttons["medium"].click()
+    tag = panel.tags.topLevelItem(0).child(1)
+    tag.setCheckState(0, Qt.CheckState.Checked)
+    draft = stored(sqlite_store, item_id, "alice")
+    assert draft.ambiguity == "medium" and draft.error_tags == ["semantic_ambiguity"]
+    assert snapshot(sqlite_store, item_id, "alice").mine.version == 4
+    panel.note.setPlainText("the answer is in the second filing")
+    qtbot.waitUntil(lambda: stored(sqlite_store, item_id, "alice").note == "the answer is in the second filing")
+
+
+def test_keyboard_sets_verdict_checks_ambiguity_and_difficulty(qtbot, sqlite_store, dataset, alice, panel_for):
+    panel = panel_for(alice, "x0")  # extraction, depth 5: suggested Hard
+    item_id = dataset[1]["x0"]
+    assert "Suggested: Hard" in panel.suggested.text()
+    press(qtbot, panel, Qt.Key.Key_R)
+    assert stored(sqlite_store, item_id, "alice").verdict == "reject"
+    press(qtbot, panel, Qt.Key.Key_2)
+    assert stored(sqlite_store, item_id, "alice").checks == {"content_faithfulness": True}
+    press(qtbot, panel, Qt.Key.Key_2)
+    assert stored(sqlite_store, item_id, "alice").checks == {"content_faithfulness": False}
+    press(qtbot, panel, Qt.Key.Key_4)  # extraction's fourth check: length compliance
+    assert stored(sqlite_store, item_id, "alice").checks["length_compliance"] is True
+    press(qtbot, panel, Qt.Key.Key_A)
+    press(qtbot, panel, Qt.Key.Key_A)
+    assert stored(sqlite_store, item_id, "alice").ambiguity == "medium"
+    press(qtbot, panel, Qt.Key.Key_D)  # confirms the suggestion
+    assert stored(sqlite_store, item_id, "alice").difficulty == "hard"
+    press(qtbot, panel, Qt.Key.Key_D)  # corrects it
+    assert stored(sqlite_store, item_id, "alice").difficulty == "medium"
+    assert panel.verdict.buttons["reject"].isChecked()
+
+
+def test_high_ambiguity_disables_pass_with_the_reason(qtbot, sqlite_store, dataset, alice, panel_for):
+    panel = panel_for(alice)
+    item_id = dataset[1]["q0"]
+    for _ in range(3):
+        press(qtbot, panel, Qt.Key.Key_A)
+    assert stored(sqlite_store, item_id, "alice").ambiguity == "high"
+    assert not panel.verdict.buttons["pass"].isEnabled()
+    assert "High ambiguity must be Fix or Reject" in panel.pass_note.text()
+    press(qtbot, panel, Qt.Key.Key_P)
+    assert stored(sqlite_store, item_id, "alice").verdict is None
+    assert not panel.verdict.buttons["pass"].isChecked()
+    press(qtbot, panel, Qt.Key.Key_A)  # back to Low: Pass is allowed again
+    assert panel.verdict.buttons["pass"].isEnabled()
+    press(qtbot, panel, Qt.Key.Key_P)
+    assert stored(sqlite_store, item_id, "alice").verdict == "pass"
+
+
+def test_forbidden_draft_stays_local_and_says_why(qtbot, sqlite_store, dataset, alice, panel_for):
+    panel = panel_for(alice)
+    item_id = dataset[1]["q0"]
+    press(qtbot, panel, Qt.Key.Key_P)
+    press(qtbot, panel, Qt.Key.Key_1)
+    press(qtbot, panel, Qt.Key.Key_1)  # schema conformance: No, while the verdict is Pass
+    assert "must be Fix or Reject" in panel.problems_label.text()
+    assert "Not saved" in panel.status.text()
+    assert stored(sqlite_store, item_id, "alice").checks.get("schema_conformance") is True
+
+
+def test_undo_saves_the_previous_draft_again_as_a_new_version(qtbot, sqlite_store, dataset, alice, panel_for):
+    panel = panel_for(alice)
+    item_id = dataset[1]["q0"]
+    press(qtbot, panel, Qt.Key.Key_R)
+    press(qtbot, panel, Qt.Key.Key_A)
+    assert stored(sqlite_store, item_id, "alice").ambiguity == "low"
+    press(qtbot, panel, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    mine = snapshot(sqlite_store, item_id, "alice").mine
+    assert (mine.draft.verdict, mine.draft.ambiguity, mine.version) == ("reject", None, 3)
+    assert not any(b.isChecked() for b in panel.ambiguity.buttons.values())
+    press(qtbot, panel, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert stored(sqlite_store, item_id, "alice").verdict is None
+    versions = [h.after["verdict"] for h in sqlite_store.history("annotation", mine.id)]
+    assert versions == ["reject", "reject", "reject", None]
+
+
+def test_a_change_made_elsewhere_is_reported_and_never_overwritten(qtbot, sqlite_store, dataset, alice, panel_for):
+    panel = panel_for(alice)
+    item_id = dataset[1]["q0"]
+    press(qtbot, panel, Qt.Key.Key_R)
+    # the same annotator in another window
+    other = save_annotation(sqlite_store, item_id, "alice", Draft(verdict="reject", note="other window"), 1)
+    press(qtbot, panel, Qt.Key.Key_A)
+    assert panel.banner.isVisible()
+    assert "changed in another window or by someone else" in panel.banner.label.text()
+    assert stored(sqlite_store, item_id, "alice").note == "other window"
+    press(qtbot, panel, Qt.Key.Key_A)  # further edits are not written either
+    assert snapshot(sqlite_store, item_id, "alice").mine.version == other.version
+    panel.banner.action.click()  # Reload
+    assert not panel.banner.isVisible() and panel.note.toPlainText() == "other window"
+    press(qtbot, panel, Qt.Key.Key_A)
+    draft = stored(sqlite_store, item_id, "alice")
+    assert (draft.ambiguity, draft.note) == ("low", "other window")
+
+
+def test_blindness_counts_the_hidden_annotation_only(qtbot, sqlite_store, dataset, alice, bob, panel_for):
+    item_id = dataset[1]["q1"]
+    save_annotation(sqlite_store, item_id, "bob", Draft(verdict="reject", note="bob's secret reason"), None)
+    panel = panel_for(alice, "q1")
+    assert "1 other annotation hidden until adjudication" in panel.others_label.text()
+    assert "secret" not in panel.others_label.text()
+    press(qtbot, panel, Qt.Key.Key_P)  # now the item has two verdicts that disagree
+    panel.reload()
+    assert "bob" in panel.others_label.text() and "secret" in panel.others_label.text()
+    assert "adjudication queue" in panel.others_label.text()
+
+
+def test_n_goes_to_the_next_item_i_have_not_annotated(qtbot, sqlite_store, dataset, alice, panel_for):
+    _, ids = dataset
+    save_annotation(sqlite_store, ids["q1"], "alice", Draft(verdict="reject"), None)
+    panel = panel_for(alice, "q0")
+    press(qtbot, panel, Qt.Key.Key_R)
+    with qtbot.waitSignal(panel.navigate) as sig:
+        press(qtbot, panel, Qt.Key.Key_N)
+    assert sig.args == [ids["q2"]]  # q1 is done already
+    panel.show_item(sqlite_store.item(ids["q2"]))
+    assert panel.title.text().endswith("q2")
+
+
+def test_n_saves_a_pending_note_before_leaving(qtbot, sqlite_store, dataset, alice, panel_for):
+    panel = panel_for(alice, "q3")
+    panel.note.setPlainText("typed just before N")
+    with qtbot.waitSignal(panel.navigate):
+        press(qtbot, panel, Qt.Key.Key_N)
+    assert stored(sqlite_store, dataset[1]["q3"], "alice").note == "typed just before N"
+
+
+def test_queue_done_when_nothing_needs_me(qtbot, sqlite_store, dataset, alice, panel_for):
+    _, ids = dataset
+    for rid, item_id in ids.items():
+        save_annotation(sqlite_store, item_id, "alice", Draft(verdict="reject"), None)
+    panel = panel_for(alice, "q0")
+    with qtbot.waitSignal(panel.queue_done):
+        press(qtbot, panel, Qt.Key.Key_N)
+    assert "queue is empty" in panel.status.text()
+
+
+def test_fix_through_the_editor_is_stored_as_the_fix(qtbot, sqlite_store, dataset, alice, panel_for):
+    panel = panel_for(alice, "q2")
+    item_id = dataset[1]["q2"]
+    press(qtbot, panel, Qt.Key.Key_F)
+    editor = panel.fix_editor
+    assert panel.fix_dialog.isVisible() and "a Fix needs the corrected gold" in panel.problems_label.text()
+    assert stored(sqlite_store, item_id, "alice") is None  # a Fix without a fix is not saved
+    editor.text.setPlainText('{"answer": "A2 corrected", "n": 2}')
+    editor.save_button.click()
+    draft = stored(sqlite_store, item_id, "alice")
+    assert draft.verdict == "fix" and draft.fixed_gold == {"answer": "A2 corrected", "n": 2}
+    assert not panel.fix_dialog.isVisible()
+    press(qtbot, panel, Qt.Key.Key_R)  # away from Fix and back: the fix comes back
+    assert stored(sqlite_store, item_id, "alice").fixed_gold is None
+    press(qtbot, panel, Qt.Key.Key_F)
+    assert stored(sqlite_store, item_id, "alice").fixed_gold == {"answer": "A2 corrected", "n": 2}
+
+
+def test_identity_switch_shows_the_other_annotators_view(qtbot, sqlite_store, dataset, alice, panel_for):
+    panel = panel_for(alice, "q0")
+    press(qtbot, panel, Qt.Key.Key_R)
+    annotate.set_role(sqlite_store, "dave", "annotator")
+    alice.set_identity("dave")
+    assert panel.who.text() == "as dave"
+    assert not any(b.isChecked() for b in panel.verdict.buttons.values())
+    assert "1 other annotation hidden" in panel.others_label.text()
