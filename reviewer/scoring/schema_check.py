@@ -45,7 +45,11 @@ class SchemaFailure:
 # hundreds of distinct schemas scored again for every run, so remember them all.
 @lru_cache(maxsize=8192)
 def _validator_for_text(schema_text: str):
-    return _build(json.loads(schema_text))
+    try:
+        schema = json.loads(schema_text)
+    except ValueError as exc:
+        return SchemaFailure(f"the schema text is not JSON ({exc})", "$", bad_schema=True)
+    return _build(schema)
 
 
 def _build(schema: Any):
@@ -58,10 +62,8 @@ def _build(schema: Any):
 
 
 def validator(schema: str | dict | bool):
-    """A validator for the schema (text or parsed), or a SchemaFailure when the schema is invalid.
-
-    Raises ValueError when schema text is not JSON.
-    """
+    """A validator for the schema (text or parsed), or a SchemaFailure when the schema is invalid
+    (schema text that is not JSON included)."""
     if isinstance(schema, str):
         return _validator_for_text(schema)
     return _build(schema)

@@ -76,6 +76,12 @@ def test_failures_score_zero_with_the_official_note_and_a_json_path():
     assert score(None).notes[0] == "No markdown style JSON Pattern found"
 
 
+def test_broken_schema_text_fails_the_record_with_a_clear_note():
+    res = score(fenced(GOLD), schema="{not json")
+    assert res.metrics["format"] == 0
+    assert "the schema itself is invalid: the schema text is not JSON" in res.notes[1]
+
+
 def test_detailed_score_rules():
     # Extra keys cost: 2 matching gold keys over 3 keys in the union.
     assert detailed_score({"a": 1, "b": 2}, {"a": 1, "b": 2, "c": 3}) == pytest.approx(2 / 3)

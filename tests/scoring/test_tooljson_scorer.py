@@ -161,6 +161,30 @@ def test_broken_or_hostile_code_scores_as_code_execution_error():
         assert any(n.startswith("code execution error:") for n in res.notes)
 
 
+def test_score_many_runs_code_in_parallel_with_the_same_results():
+    sc = scorer_for("tool_qa")
+    good = "def f(api_response):\n    return str(len(api_response['filings']))\n"
+    outputs = [ScoringOutput(good, None, {"setup_type": "code_generation"}),
+               ScoringOutput("no code", None, {"setup_type": "code_generation"}),
+               ScoringOutput(None, "3", {"setup_type": "code_generation"}),
+               ScoringOutput(None, None, {"setup_type": "code_generation"})]
+    pairs = [(item("3", "AGGREGATION", uid=f"u{n}"), out) for n, out in enumerate(outputs)]
+    batch = sc.score_many(pairs)
+    single = [sc.score(it, out) for it, out in pairs]
+    assert [r.metrics for r in batch] == [r.metrics for r in single]
+    assert [r.passed for r in batch] == [True, False, True, None]
+    assert batch[3].skipped
+
+
+def test_response_that_is_not_json_is_a_code_execution_error():
+    it = item("3", "AGGREGATION")
+    it.context = "{not json"
+    res = scorer_for("tool_qa").score(it, ScoringOutput("def f(r):\n    return '3'\n", None,
+                                                        {"setup_type": "code_generation"}))
+    assert res.passed is False
+    assert any("tool response is not JSON" in n for n in res.notes)
+
+
 @pytest.mark.refdata
 def test_refdata_every_record_matches_the_official_evaluation():
     if not RESULTS.is_dir():
