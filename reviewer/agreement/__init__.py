@@ -7,9 +7,9 @@ suffix). The coefficients live in ``coefficients`` and work on
 ``RatingTable`` code matrices for callers that need only one statistic.
 """
 
+from reviewer.agreement.html_report import render_html
 from reviewer.agreement.model import Rating, validate_ratings
 from reviewer.agreement.render import render_csv, render_json, render_markdown, render_text, write_report
-from reviewer.agreement.html_report import render_html
 from reviewer.agreement.report import Report, build_report, report_to_dict
 
 __all__ = [

@@ -91,18 +91,18 @@ def by_pair(rating_set: RatingSet, overall: GroupStats, n_resamples: int, seed: 
     out: dict[str, PairBreakdown] = {}
     names = rating_set.annotators
     for j in range(len(names)):
-        for l in range(j + 1, len(names)):
-            items = np.flatnonzero(rating_set.rated[:, j] & rating_set.rated[:, l])
+        for m in range(j + 1, len(names)):
+            items = np.flatnonzero(rating_set.rated[:, j] & rating_set.rated[:, m])
             if not len(items):
                 continue
-            tables = {n: t.subset(items, (j, l)) for n, t in rating_set.tables.items()}
-            label = f"{names[j]} vs {names[l]}"
+            tables = {n: t.subset(items, (j, m)) for n, t in rating_set.tables.items()}
+            label = f"{names[j]} vs {names[m]}"
             if len(names) == 2 and len(items) == len(rating_set.item_ids):
                 stats = overall
             else:
                 profiles = {n: profile(t) for n, t in tables.items()}
                 stats = estimate_group(tables, profiles, None, n_resamples, rng_for(seed, f"pair:{label}"))
             out[label] = PairBreakdown(
-                (names[j], names[l]), len(items), stats, confusion_matrix(tables["verdict"], 0, 1)
+                (names[j], names[m]), len(items), stats, confusion_matrix(tables["verdict"], 0, 1)
             )
     return out

@@ -57,6 +57,4 @@ def representative_disagreements(rating_set: RatingSet, limit: int = 10) -> list
 
 def _values(rating_set: RatingSet, name: str, item: int) -> dict[str, str]:
     table = rating_set.tables[name]
-    return {
-        a: table.categories[c] for a, c in zip(table.annotators, table.codes[item]) if c != MISSING
-    }
+    return {a: table.categories[c] for a, c in zip(table.annotators, table.codes[item]) if c != MISSING}

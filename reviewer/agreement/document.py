@@ -58,7 +58,7 @@ def fmt_share(count: int, total: int) -> str:
 
 
 def fmt_estimate(est: Estimate) -> str:
-    """"0.646 [0.632, 0.661]", or "undefined" (the reason is listed under the table)."""
+    """ "0.646 [0.632, 0.661]", or "undefined" (the reason is listed under the table)."""
     if est.value is None:
         return "undefined"
     if est.low is None:
@@ -94,9 +94,7 @@ def _stats_table(stats: GroupStats, variables: list[str]) -> tuple[Table, list[s
     return Table(["variable", "items", *(LABELS[c] for c in coefs)], rows), _notes_for(cells)
 
 
-def _breakdown_table(
-    title: str, groups: dict[str, GroupStats], variables: list[str], coefs: list[str]
-) -> list[Block]:
+def _breakdown_table(title: str, groups: dict[str, GroupStats], variables: list[str], coefs: list[str]) -> list[Block]:
     """Rows of (group, variable) with a compact set of coefficients, and notes on undefined cells."""
     rows, cells = [], []
     for group, stats in groups.items():
@@ -181,7 +179,11 @@ def _difficulty_blocks(report: Report) -> list[Block]:
         Paragraph(
             f"{fmt_share(d.n_corrected, d.n_tagged)} of {d.n_tagged} difficulty tags differ from the "
             f"original; {len(d.consensus)} items have a correction all their annotators agree on."
-            + (f" {d.n_without_original} tags are on items without an original difficulty." if d.n_without_original else "")
+            + (
+                f" {d.n_without_original} tags are on items without an original difficulty."
+                if d.n_without_original
+                else ""
+            )
         )
     )
     out.append(
@@ -203,21 +205,26 @@ def _difficulty_blocks(report: Report) -> list[Block]:
     return out
 
 
+def _perspective_blocks(report: Report) -> list[Block]:
+    """NesTools' final agreement, when perspectives were given."""
+    final = report.nestools_final
+    if final is None:
+        return []
+    parts = []
+    for name, tags in report.perspectives.items():
+        p = report.overall[PERSPECTIVE_PREFIX + name]["nestools_p"]
+        parts.append(f"'{name}' ({', '.join(tags) or 'no tags'}): {fmt_estimate(p)}")
+    reason = f" ({final.reason})" if final.value is None else ""
+    text = (
+        f"Final agreement as NesTools reports it, p averaged over {len(parts)} perspectives: "
+        f"{fmt_estimate(final)}{reason}. Per perspective: " + "; ".join(parts) + "."
+    )
+    return [Paragraph(text)]
+
+
 def _tag_blocks(report: Report) -> list[Block]:
     out: list[Block] = [Heading(2, "Error tags", "tags")]
-    if report.nestools_final is not None:
-        final = report.nestools_final
-        parts = [
-            f"'{name}' ({', '.join(tags) or 'no tags'}): {fmt_estimate(report.overall[PERSPECTIVE_PREFIX + name]['nestools_p'])}"
-            for name, tags in report.perspectives.items()
-        ]
-        reason = f" ({final.reason})" if final.value is None else ""
-        out.append(
-            Paragraph(
-                f"Final agreement as NesTools reports it, p averaged over {len(parts)} perspectives: "
-                f"{fmt_estimate(final)}{reason}. Per perspective: " + "; ".join(parts) + "."
-            )
-        )
+    out += _perspective_blocks(report)
     if not report.error_tags:
         out.append(Paragraph("No error tags were used."))
         return out

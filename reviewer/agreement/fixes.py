@@ -81,9 +81,7 @@ def fix_agreement(ratings: list[Rating]) -> FixAgreement:
             union = pa | pb
             jaccard = len(pa & pb) / len(union) if union else None
             reason = None if union else "neither patch changes anything"
-            out.pairs.append(
-                FixPair(item_id, (a.annotator, b.annotator), json_equal(a.fix, b.fix), jaccard, reason)
-            )
+            out.pairs.append(FixPair(item_id, (a.annotator, b.annotator), json_equal(a.fix, b.fix), jaccard, reason))
     if not out.pairs:
         out.reason = "no item was fixed by two annotators"
         return out

@@ -53,7 +53,11 @@ def charts(report: Report) -> dict[str, list[str]]:
             out["pairs"].append(
                 heatmap(
                     f"Verdicts: {cm.annotators[0]} vs {cm.annotators[1]} ({cm.total} items)",
-                    cm.counts, cm.categories, cm.categories, cm.annotators[0], cm.annotators[1],
+                    cm.counts,
+                    cm.categories,
+                    cm.categories,
+                    cm.annotators[0],
+                    cm.annotators[1],
                 )
             )
     for anchor, dist in (("verdicts", report.verdicts), ("ambiguity", report.ambiguity)):

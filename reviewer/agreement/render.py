@@ -7,7 +7,7 @@ import io
 import json
 from pathlib import Path
 
-from reviewer.agreement.document import Block, Bullets, Heading, Paragraph, Table, build_document
+from reviewer.agreement.document import Block, Bullets, Heading, Paragraph, build_document
 from reviewer.agreement.estimate import GroupStats
 from reviewer.agreement.html_report import render_html
 from reviewer.agreement.report import Report, report_to_dict
@@ -57,7 +57,18 @@ def render_json(report: Report) -> str:
     return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-CSV_COLUMNS = ["section", "breakdown", "group", "variable", "statistic", "value", "ci_low", "ci_high", "n_items", "note"]
+CSV_COLUMNS = [
+    "section",
+    "breakdown",
+    "group",
+    "variable",
+    "statistic",
+    "value",
+    "ci_low",
+    "ci_high",
+    "n_items",
+    "note",
+]
 
 
 def _stat_rows(section: str, breakdown: str, group: str, stats: GroupStats) -> list[list]:
@@ -101,7 +112,20 @@ def render_csv(report: Report) -> str:
     for name, value in (("gold_equal_rate", f.gold_equal_rate), ("mean_jaccard", f.mean_jaccard)):
         rows.append(["fixes", "", "all", "fix", name, value, "", "", f.n_items, f.reason if value is None else ""])
     for d in report.disagreements:
-        rows.append(["disagreements", "", d.item_id, "rubric", "fields_disagreeing", d.n_fields, "", "", "", ", ".join(d.fields)])
+        rows.append(
+            [
+                "disagreements",
+                "",
+                d.item_id,
+                "rubric",
+                "fields_disagreeing",
+                d.n_fields,
+                "",
+                "",
+                "",
+                ", ".join(d.fields),
+            ]
+        )
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -129,10 +153,7 @@ def write_report(report: Report, path: str | Path) -> Path:
     render = RENDERERS.get(path.suffix.lower())
     if render is None:
         raise ReviewerError(
-            f"{path}: cannot tell the report format from the suffix {path.suffix!r}; "
-            f"use one of {', '.join(RENDERERS)}"
+            f"{path}: cannot tell the report format from the suffix {path.suffix!r}; use one of {', '.join(RENDERERS)}"
         )
     path.write_text(render(report), encoding="utf-8")
     return path
-
-

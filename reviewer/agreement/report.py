@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from reviewer.agreement.breakdown import PairBreakdown, by_pair, by_stratum
 from reviewer.agreement.bootstrap import rng_for
+from reviewer.agreement.breakdown import PairBreakdown, by_pair, by_stratum
 from reviewer.agreement.coefficients import profile, unanimous_agreement
 from reviewer.agreement.disagreements import Disagreement, representative_disagreements
 from reviewer.agreement.distributions import (

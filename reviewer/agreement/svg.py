@@ -70,7 +70,9 @@ def forest_plot(
                 f"<title>{escape(series[s])}: {p.value:.3f}</title></circle>"
             )
         if undefined:
-            parts.append(_text(LABEL_WIDTH + PLOT_WIDTH + 5, y0 + 16, "undefined: " + ", ".join(undefined), "end", 'fill="#a00"'))
+            parts.append(
+                _text(LABEL_WIDTH + PLOT_WIDTH + 5, y0 + 16, "undefined: " + ", ".join(undefined), "end", 'fill="#a00"')
+            )
     return _svg(width, height, parts, title)
 
 
@@ -106,7 +108,9 @@ def stacked_bars(title: str, rows: list[tuple[str, dict[str, int]]], categories:
     return _svg(width, height, parts, title)
 
 
-def heatmap(title: str, counts: list[list[int]], rows: tuple[str, ...], cols: tuple[str, ...], row_title: str, col_title: str) -> str:
+def heatmap(
+    title: str, counts: list[list[int]], rows: tuple[str, ...], cols: tuple[str, ...], row_title: str, col_title: str
+) -> str:
     """A count matrix as shaded cells with the count in each; darker is more."""
     cell = 56
     left, top = 150, 62
@@ -125,7 +129,9 @@ def heatmap(title: str, counts: list[list[int]], rows: tuple[str, ...], cols: tu
             shade = value / peak
             fill = f"rgb({int(255 - 224 * shade)},{int(255 - 136 * shade)},{int(255 - 75 * shade)})"
             ink = "#fff" if shade > 0.55 else "#000"
-            parts.append(f'<rect x="{left + j * cell}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#fff"/>')
+            parts.append(
+                f'<rect x="{left + j * cell}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" stroke="#fff"/>'
+            )
             parts.append(_text(left + j * cell + cell / 2, y + cell / 2 + 4, str(value), "middle", f'fill="{ink}"'))
     return _svg(width, height, parts, title)
 
@@ -133,7 +139,5 @@ def heatmap(title: str, counts: list[list[int]], rows: tuple[str, ...], cols: tu
 def _svg(width: float, height: float, parts: list[str], title: str) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{escape(title)}">'
-        + "".join(parts)
-        + "</svg>"
+        f'viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{escape(title)}">' + "".join(parts) + "</svg>"
     )

@@ -107,9 +107,9 @@ def variable_label(name: str) -> str:
     if name == ANY_ERROR:
         return "any error tag"
     if name.startswith(TAG_PREFIX):
-        return f"error tag '{name[len(TAG_PREFIX):]}'"
+        return f"error tag '{name[len(TAG_PREFIX) :]}'"
     if name.startswith(PERSPECTIVE_PREFIX):
-        return f"errors in '{name[len(PERSPECTIVE_PREFIX):]}'"
+        return f"errors in '{name[len(PERSPECTIVE_PREFIX) :]}'"
     return name.replace("_", " ")
 
 
@@ -170,7 +170,5 @@ def build_rating_set(ratings: Sequence[Rating], perspectives: Mapping[str, Colle
             tag_codes[tag_index[t], i, j] = 1
 
     ids = tuple(item_index)
-    tables = {
-        name: RatingTable(name, cats, ordinal, annotators, ids, codes[name]) for name, cats, ordinal in specs
-    }
+    tables = {name: RatingTable(name, cats, ordinal, annotators, ids, codes[name]) for name, cats, ordinal in specs}
     return RatingSet(ids, annotators, tuple(strata), rated, tables, tags)

@@ -24,12 +24,36 @@ def _from_counts(counts: list[list[int]]) -> RatingTable:
 
 # Fleiss (1971), Table 1: 30 patients, 6 psychiatrists, 5 diagnoses; kappa = 0.430.
 FLEISS_1971 = [
-    [4, 4, 4, 4, 4, 4], [2, 2, 2, 5, 5, 5], [2, 3, 3, 3, 3, 5], [5, 5, 5, 5, 5, 5], [2, 2, 2, 4, 4, 4],
-    [1, 1, 3, 3, 3, 3], [3, 3, 3, 3, 5, 5], [1, 1, 3, 3, 3, 4], [1, 1, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5],
-    [1, 4, 4, 4, 4, 4], [1, 2, 4, 4, 4, 4], [2, 2, 2, 3, 3, 3], [1, 4, 4, 4, 4, 4], [2, 2, 4, 4, 4, 5],
-    [3, 3, 3, 3, 3, 5], [1, 1, 1, 4, 5, 5], [1, 1, 1, 1, 1, 2], [2, 2, 4, 4, 4, 4], [1, 3, 3, 5, 5, 5],
-    [5, 5, 5, 5, 5, 5], [2, 4, 4, 4, 4, 4], [2, 2, 4, 5, 5, 5], [1, 1, 4, 4, 4, 4], [1, 4, 4, 4, 4, 5],
-    [2, 2, 2, 2, 2, 4], [1, 1, 1, 1, 5, 5], [2, 2, 4, 4, 4, 4], [1, 3, 3, 3, 3, 3], [5, 5, 5, 5, 5, 5],
+    [4, 4, 4, 4, 4, 4],
+    [2, 2, 2, 5, 5, 5],
+    [2, 3, 3, 3, 3, 5],
+    [5, 5, 5, 5, 5, 5],
+    [2, 2, 2, 4, 4, 4],
+    [1, 1, 3, 3, 3, 3],
+    [3, 3, 3, 3, 5, 5],
+    [1, 1, 3, 3, 3, 4],
+    [1, 1, 4, 4, 4, 4],
+    [5, 5, 5, 5, 5, 5],
+    [1, 4, 4, 4, 4, 4],
+    [1, 2, 4, 4, 4, 4],
+    [2, 2, 2, 3, 3, 3],
+    [1, 4, 4, 4, 4, 4],
+    [2, 2, 4, 4, 4, 5],
+    [3, 3, 3, 3, 3, 5],
+    [1, 1, 1, 4, 5, 5],
+    [1, 1, 1, 1, 1, 2],
+    [2, 2, 4, 4, 4, 4],
+    [1, 3, 3, 5, 5, 5],
+    [5, 5, 5, 5, 5, 5],
+    [2, 4, 4, 4, 4, 4],
+    [2, 2, 4, 5, 5, 5],
+    [1, 1, 4, 4, 4, 4],
+    [1, 4, 4, 4, 4, 5],
+    [2, 2, 2, 2, 2, 4],
+    [1, 1, 1, 1, 5, 5],
+    [2, 2, 4, 4, 4, 4],
+    [1, 3, 3, 3, 3, 3],
+    [5, 5, 5, 5, 5, 5],
 ]
 
 
@@ -41,8 +65,16 @@ def test_fleiss_1971_diagnoses_give_0_430():
 def test_fleiss_wikipedia_example_gives_0_210():
     # Wikipedia "Fleiss' kappa" worked example: 10 subjects, 14 raters, 5 categories.
     counts = [
-        [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-        [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
     ]
     table = _from_counts(counts)
     assert _value(table, C.percent_agreement) == pytest.approx(0.378, abs=5e-4)
@@ -109,7 +141,9 @@ def test_gwet_ac1_two_raters_by_hand():
 def test_ac1_and_pabak_count_unused_allowed_categories():
     # Same ratings, a third allowed category nobody used: PABAK and AC1 change, kappa does not.
     two = _two_rater_table({("yes", "yes"): 20, ("yes", "no"): 5, ("no", "yes"): 10, ("no", "no"): 15}, ["yes", "no"])
-    three = _two_rater_table({("yes", "yes"): 20, ("yes", "no"): 5, ("no", "yes"): 10, ("no", "no"): 15}, ["yes", "no", "maybe"])
+    three = _two_rater_table(
+        {("yes", "yes"): 20, ("yes", "no"): 5, ("no", "yes"): 10, ("no", "no"): 15}, ["yes", "no", "maybe"]
+    )
     assert _value(three, C.cohen_kappa) == pytest.approx(_value(two, C.cohen_kappa))
     assert _value(three, C.pabak) == pytest.approx((3 * 0.7 - 1) / 2)
     assert _value(three, C.gwet_ac1) != pytest.approx(_value(two, C.gwet_ac1))

@@ -29,8 +29,12 @@ def test_json_round_trips_every_figure_without_nan(report):
     data = json.loads(render_json(report), parse_constant=_no_nan)
     kappa = report.overall["verdict"]["cohen_kappa"]
     assert data["overall"]["verdict"]["cohen_kappa"] == {
-        "value": kappa.value, "n_items": kappa.n_items, "reason": None,
-        "low": kappa.low, "high": kappa.high, "ci_note": kappa.ci_note,
+        "value": kappa.value,
+        "n_items": kappa.n_items,
+        "reason": None,
+        "low": kappa.low,
+        "high": kappa.high,
+        "ci_note": kappa.ci_note,
     }
     assert data["verdicts"]["overall"] == report.verdicts.overall
     assert set(data["by_stratum"]) == {"category", "difficulty"}
@@ -38,7 +42,9 @@ def test_json_round_trips_every_figure_without_nan(report):
 
 def test_csv_has_one_row_per_figure(report):
     rows = list(csv.DictReader(io.StringIO(render_csv(report))))
-    [row] = [r for r in rows if r["section"] == "overall" and r["variable"] == "verdict" and r["statistic"] == "gwet_ac1"]
+    [row] = [
+        r for r in rows if r["section"] == "overall" and r["variable"] == "verdict" and r["statistic"] == "gwet_ac1"
+    ]
     est = report.overall["verdict"]["gwet_ac1"]
     assert float(row["value"]) == pytest.approx(est.value)
     assert float(row["ci_low"]) == pytest.approx(est.low) and float(row["ci_high"]) == pytest.approx(est.high)
@@ -56,7 +62,8 @@ def test_undefined_values_are_words_with_reasons_in_every_format():
     assert "undefined" in md and "every rating is 'pass'" in md
     assert "undefined" in render_text(report)
     [row] = [
-        r for r in csv.DictReader(io.StringIO(render_csv(report)))
+        r
+        for r in csv.DictReader(io.StringIO(render_csv(report)))
         if r["section"] == "overall" and r["variable"] == "verdict" and r["statistic"] == "cohen_kappa"
     ]
     assert row["value"] == "" and "every rating is 'pass'" in row["note"]
@@ -64,8 +71,15 @@ def test_undefined_values_are_words_with_reasons_in_every_format():
 
 def test_markdown_and_text_show_the_same_sections(report):
     md, text = render_markdown(report), render_text(report)
-    for title in ("Overall agreement", "Agreement by category", "Verdicts", "Ambiguity", "Error tags",
-                  "Agreement on fixes", "Representative disagreements"):
+    for title in (
+        "Overall agreement",
+        "Agreement by category",
+        "Verdicts",
+        "Ambiguity",
+        "Error tags",
+        "Agreement on fixes",
+        "Representative disagreements",
+    ):
         assert f"## {title}" in md
         assert f"{title}\n{'-' * len(title)}" in text
     kappa = report.overall["verdict"]["cohen_kappa"]
@@ -92,16 +106,26 @@ def test_html_report_embeds_valid_svg_charts(tmp_path, report):
 
 
 def test_html_escapes_names(tmp_path):
-    ratings = [rating("<script>x</script>", "a&b", "pass"), rating("<script>x</script>", "c", "fix",
-               schema_conformance=False)]
+    ratings = [
+        rating("<script>x</script>", "a&b", "pass"),
+        rating("<script>x</script>", "c", "fix", schema_conformance=False),
+    ]
     html = write_report(build_report(ratings, bootstrap=0), tmp_path / "r.htm").read_text()
     assert "<script>" not in html and "&lt;script&gt;" in html
     for svg in re.findall(r"<svg.*?</svg>", html, re.S):
         ET.fromstring(svg)
 
 
-@pytest.mark.parametrize("suffix,marker", [(".md", "# Annotation agreement report"), (".markdown", "| variable |"),
-                                           (".txt", "=========="), (".csv", "section,breakdown"), (".json", '"overall"')])
+@pytest.mark.parametrize(
+    "suffix,marker",
+    [
+        (".md", "# Annotation agreement report"),
+        (".markdown", "| variable |"),
+        (".txt", "=========="),
+        (".csv", "section,breakdown"),
+        (".json", '"overall"'),
+    ],
+)
 def test_write_report_picks_the_format_from_the_suffix(tmp_path, report, suffix, marker):
     assert marker in write_report(report, tmp_path / f"r{suffix}").read_text(encoding="utf-8")
 

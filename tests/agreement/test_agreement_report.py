@@ -22,22 +22,69 @@ def _hand_review() -> list[Rating]:
         rating("i1", "ann", "pass", strata=med),
         rating("i1", "bob", "pass", strata=med),
         # i2: both fix with the same gold and the same patch path.
-        rating("i2", "ann", "fix", error_tags=["wrong_type"], fix=gold_a,
-               patch=[{"op": "replace", "path": "/age", "value": 3}], strata=med, difficulty="hard"),
-        rating("i2", "bob", "fix", error_tags=["wrong_type"], fix={"age": 3.0, "name": "x"},
-               patch=[{"op": "replace", "path": "/age", "value": 3}], strata=med, difficulty="hard"),
+        rating(
+            "i2",
+            "ann",
+            "fix",
+            error_tags=["wrong_type"],
+            fix=gold_a,
+            patch=[{"op": "replace", "path": "/age", "value": 3}],
+            strata=med,
+            difficulty="hard",
+        ),
+        rating(
+            "i2",
+            "bob",
+            "fix",
+            error_tags=["wrong_type"],
+            fix={"age": 3.0, "name": "x"},
+            patch=[{"op": "replace", "path": "/age", "value": 3}],
+            strata=med,
+            difficulty="hard",
+        ),
         # i3: both fix, different golds, patches over {/a,/b} and {/b,/c}: Jaccard 1/3.
-        rating("i3", "ann", "fix", error_tags=["missing_field", "wrong_type"], fix={"a": 1},
-               patch=[{"op": "add", "path": "/a", "value": 1}, {"op": "remove", "path": "/b"}], strata=hard,
-               ambiguity="medium"),
-        rating("i3", "bob", "fix", error_tags=["missing_field"], fix={"a": 2},
-               patch=[{"op": "remove", "path": "/b"}, {"op": "move", "from": "/c", "path": "/b"}], strata=hard,
-               ambiguity="high"),
+        rating(
+            "i3",
+            "ann",
+            "fix",
+            error_tags=["missing_field", "wrong_type"],
+            fix={"a": 1},
+            patch=[{"op": "add", "path": "/a", "value": 1}, {"op": "remove", "path": "/b"}],
+            strata=hard,
+            ambiguity="medium",
+        ),
+        rating(
+            "i3",
+            "bob",
+            "fix",
+            error_tags=["missing_field"],
+            fix={"a": 2},
+            patch=[{"op": "remove", "path": "/b"}, {"op": "move", "from": "/c", "path": "/b"}],
+            strata=hard,
+            ambiguity="high",
+        ),
         # i4: everything disputed.
-        rating("i4", "ann", "pass", strata=hard, schema_conformance=False, content_faithfulness=True,
-               ambiguity="low", difficulty="medium"),
-        rating("i4", "bob", "reject", error_tags=["hallucination"], strata=hard, schema_conformance=True,
-               content_faithfulness=False, ambiguity="high", difficulty="hard"),
+        rating(
+            "i4",
+            "ann",
+            "pass",
+            strata=hard,
+            schema_conformance=False,
+            content_faithfulness=True,
+            ambiguity="low",
+            difficulty="medium",
+        ),
+        rating(
+            "i4",
+            "bob",
+            "reject",
+            error_tags=["hallucination"],
+            strata=hard,
+            schema_conformance=True,
+            content_faithfulness=False,
+            ambiguity="high",
+            difficulty="hard",
+        ),
     ]
 
 
@@ -63,7 +110,9 @@ def test_difficulty_corrections_against_the_original_tag():
 def test_error_tags_most_frequent_first():
     tags = build_report(_hand_review(), bootstrap=0).error_tags
     assert [(t.tag, t.n_ratings, t.n_items) for t in tags] == [
-        ("wrong_type", 3, 2), ("missing_field", 2, 1), ("hallucination", 1, 1)
+        ("wrong_type", 3, 2),
+        ("missing_field", 2, 1),
+        ("hallucination", 1, 1),
     ]
 
 
@@ -223,7 +272,9 @@ def test_bad_ratings_are_reported_with_their_place(bad, where):
 
 
 def test_levels_are_case_insensitive():
-    report = build_report([rating("i1", "a", "Pass", difficulty="Hard"), rating("i1", "b", "PASS", difficulty="hard")], bootstrap=0)
+    report = build_report(
+        [rating("i1", "a", "Pass", difficulty="Hard"), rating("i1", "b", "PASS", difficulty="hard")], bootstrap=0
+    )
     assert report.overall["difficulty"]["percent_agreement"].value == 1.0
     assert report.verdicts.overall["pass"] == 2
 
@@ -253,8 +304,10 @@ def test_nestools_final_agreement_averages_p_over_perspectives():
     tagged = [(["bad_nesting"], ["bad_nesting"]), ([], []), (["vague_query"], []), (["bad_nesting"], ["vague_query"])]
     ratings = []
     for i, (a, b) in enumerate(tagged):
-        ratings += [rating(f"i{i}", "a", "fix" if a else "pass", error_tags=a),
-                    rating(f"i{i}", "b", "fix" if b else "pass", error_tags=b)]
+        ratings += [
+            rating(f"i{i}", "a", "fix" if a else "pass", error_tags=a),
+            rating(f"i{i}", "b", "fix" if b else "pass", error_tags=b),
+        ]
     perspectives = {"call chain": ["bad_nesting", "wrong_param"], "query": ["vague_query"]}
     report = build_report(ratings, bootstrap=100, perspectives=perspectives)
     chain = report.overall["perspective:call chain"]["nestools_p"].value
