@@ -100,10 +100,12 @@ def align_calls(gold_value: Any, predicted_value: Any, api_ids: list | None = No
             rows.insert(after + 1, CallRow(None, p, "extra"))
     gold_edges = edges(gold)
     pred_edges = edges(pred or [])
-    gold_links = {(e.producer, e.consumer, e.parameter) for e in gold_edges}
+    # A predicted edge is right when the gold chain feeds the same parameter of
+    # the matched consumer from the same response of the matched producer.
+    gold_links = {(e.producer, e.response_index, e.consumer, e.parameter) for e in gold_edges}
     wrong = {
         i for i, e in enumerate(pred_edges)
-        if (by_pred.get(e.producer), by_pred.get(e.consumer), e.parameter) not in gold_links
+        if (by_pred.get(e.producer), e.response_index, by_pred.get(e.consumer), e.parameter) not in gold_links
     }
     unk = _unk(gold, "gold") | _unk(pred or [], "pred")
     loose = {("gold", c, p) for c, p, _ in dangling(gold)} | {("pred", c, p) for c, p, _ in dangling(pred or [])}

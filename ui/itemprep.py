@@ -101,10 +101,16 @@ def comparable_value(kind: str, output: OutputView) -> tuple[Any, bool]:
 
         parsed = parse_calls(output.text, fixed=True)
         return (parsed.calls, True) if parsed.calls is not None else (output.text, False)
+    if kind == ItemKind.TOOL_QA:
+        # The gold is an answer string; a code answer's value (8, [1, 2]) is read
+        # as text the way the scorer's fixed mode does, so "8" vs 8 is no difference.
+        from reviewer.scoring.tooljson_metrics import as_answer_text
+
+        if output.prediction is not None:
+            return as_answer_text(output.prediction), True
+        return output.text, output.text is not None
     if output.prediction is not None:
         return output.prediction, True
-    if kind == ItemKind.TOOL_QA:
-        return output.text, output.text is not None
     return read_json_answer(output.text)
 
 

@@ -21,7 +21,7 @@ from reviewer.store import browse
 from reviewer.store.queries import ItemQuery
 from ui import theme
 from ui.jobs import JobRunner
-from ui.models.item_table import ItemTableModel
+from ui.models.item_table import COL, ItemTableModel
 from ui.views.filter_bar import FilterBar
 from ui.views.item_view import ItemView
 
@@ -90,8 +90,9 @@ class MainWindow(QMainWindow):
         vh.setVisible(False)
         hh = self.table.horizontalHeader()
         hh.setStretchLastSection(True)
-        for col, width in enumerate((110, 90, 110, 80, 50, 110, 55, 150, 60)):
-            self.table.setColumnWidth(col, width)
+        for name, width in (("ID", 110), ("Kind", 90), ("Category", 100), ("Difficulty", 70), ("Depth", 54),
+                            ("Score", 50), ("Review", 120), ("Gold", 50), ("Domain", 110)):
+            self.table.setColumnWidth(COL[name], width)
         self.table.selectionModel().currentRowChanged.connect(self._on_row)
         self.count_label = QLabel("")
         self.count_label.setObjectName("muted")
@@ -208,6 +209,11 @@ class MainWindow(QMainWindow):
         runs, facets = result
         self.runs = runs
         self.filters.set_facets(facets)
+        # Columns this dataset leaves empty only take room.
+        for column, values in (("Kind", facets.kinds[1:]), ("Category", facets.categories),
+                               ("Difficulty", facets.difficulties), ("Depth", facets.depths)):
+            self.table.setColumnHidden(COL[column], not values)
+        self.table.setColumnHidden(COL["Score"], not runs)
         wanted = self.settings.value("run", "")
         self.run_box.blockSignals(True)
         self.run_box.clear()
@@ -252,7 +258,8 @@ class MainWindow(QMainWindow):
     def _on_count(self, n: int) -> None:
         ds = self.current_dataset()
         total = ds.items if ds else 0
-        self.count_label.setText(f"{n:,} of {total:,} items" if n != total else f"{n:,} items")
+        unit = "item" if total == 1 else "items"
+        self.count_label.setText(f"{n:,} of {total:,} {unit}" if n != total else f"{n:,} {unit}")
 
     def select_row(self, row: int) -> None:
         if 0 <= row < self.model.rowCount():
@@ -336,7 +343,7 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1400, 860)
-            self.splitter.setSizes([520, 880])
+            self.splitter.setSizes([400, 1000])
         state = self.settings.value("splitters/mainSplitter")
         if isinstance(state, QByteArray):
             self.splitter.restoreState(state)

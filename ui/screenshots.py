@@ -50,8 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         window.resize(1500, 900)
         window.show()
         wait_until(app, lambda: window.datasets)
-        tabs_to_show = {"tool_qa": ["Output"], "extraction": ["Gold vs output"], "call_chain": ["Calls", "Graph"],
-                        "schema_gen": ["Validation"], "tool_select": ["Output"], "function_call": ["Gold vs output"]}
+        tabs_to_show = {"tool_qa": ["Output", "Gold vs output"], "extraction": ["Gold vs output"], "call_chain": ["Calls", "Graph"],
+                        "schema_gen": ["Validation"], "tool_select": ["Selection"], "function_call": ["Gold vs output"]}
         for kind in KINDS:
             window.select_dataset(f"demo-{kind}")
             wait_until(app, lambda: window.item_view.bundle is not None

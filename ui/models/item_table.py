@@ -30,10 +30,10 @@ COLUMNS = (
     ("Category", "category"),
     ("Difficulty", "difficulty"),
     ("Depth", "depth"),
-    ("Domain", "domain"),
-    ("Gold", None),
-    ("Review", None),
     ("Score", None),
+    ("Review", None),
+    ("Gold", None),
+    ("Domain", "domain"),
     ("Question", None),
 )
 COL = {name: i for i, (name, _) in enumerate(COLUMNS)}

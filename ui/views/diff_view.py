@@ -117,7 +117,8 @@ class DiffView(QWidget):
         counts = count_by_kind(result.changes)
         if result.changes:
             parts = [f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items() if n]
-            self.summary.setText(f"{len(result.changes)} differences: " + ", ".join(parts))
+            n = len(result.changes)
+            self.summary.setText(f"{n} difference{'s' if n != 1 else ''}: " + ", ".join(parts))
         else:
             self.summary.setText("identical")
         self.changes.blockSignals(True)

@@ -37,11 +37,13 @@ class CallGraphView(QGraphicsView):
         self.boxes: list[QRectF] = []
         self.edge_items = []
         self.marked_edges = 0
+        self._zoomed = False  # once the user zooms, stop fitting the graph to the view
 
     def wheelEvent(self, event) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             factor = 1.15 if event.angleDelta().y() > 0 else 1 / 1.15
             self.scale(factor, factor)
+            self._zoomed = True
         else:
             super().wheelEvent(event)
 
@@ -125,3 +127,19 @@ class CallGraphView(QGraphicsView):
             head = QPolygonF([end, end + QPointF(-9, -5), end + QPointF(-9, 5)])
             self.scene_.addPolygon(head, pen, QBrush(pen.color()))
         self.setSceneRect(self.scene_.itemsBoundingRect().adjusted(-20, -20, 20, 20))
+        self._zoomed = False
+        self._fit()
+
+    def _fit(self) -> None:
+        """Shrink a graph larger than the view to fit it (never enlarge past 100%)."""
+        if self._zoomed:
+            return
+        self.resetTransform()
+        rect, view = self.sceneRect(), self.viewport().rect()
+        if rect.width() > view.width() or rect.height() > view.height():
+            self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        self.centerOn(rect.center())
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit()

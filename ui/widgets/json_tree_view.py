@@ -41,11 +41,18 @@ class JsonTreeView(QWidget):
 
     def set_value(self, value: Any) -> None:
         self.model.set_value(value)
-        self.tree.expand(self.model.index(0, 0))
+        self._open_root()
 
     def _on_reduced(self, on: bool) -> None:
         self.model.set_reduced(on)
-        self.tree.expand(self.model.index(0, 0))
+        self._open_root()
+
+    def _open_root(self) -> None:
+        # The top level is always wanted: fetch it now rather than on the next layout pass.
+        root = self.model.index(0, 0)
+        if self.model.canFetchMore(root):
+            self.model.fetchMore(root)
+        self.tree.expand(root)
 
     def _on_current(self, current, _previous) -> None:
         path = self.model.path(current)

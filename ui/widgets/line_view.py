@@ -14,8 +14,8 @@ assumed for column arithmetic; a wide glyph (CJK) may overlap its neighbour.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, Qt, Signal
-from PySide6.QtGui import QFontMetrics, QGuiApplication, QKeySequence, QPainter
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtGui import QFontMetricsF, QGuiApplication, QKeySequence, QPainter
 from PySide6.QtWidgets import QAbstractScrollArea
 
 from ui import theme
@@ -118,12 +118,13 @@ class LineView(QAbstractScrollArea):
     # -- geometry -----------------------------------------------------------------
 
     def _metrics(self) -> None:
-        fm = QFontMetrics(self.font())
-        self._cw = max(1, fm.horizontalAdvance("0"))
-        self._lh = fm.lineSpacing() + 1
+        fm = QFontMetricsF(self.font())
+        # The true (fractional) advance: a rounded one drifts along long lines.
+        self._cw = max(1.0, fm.horizontalAdvance("0" * 100) / 100)
+        self._lh = int(fm.lineSpacing()) + 1
         self._ascent = fm.ascent()
         digits = len(str(max(1, len(self._doc.lines))))
-        self._gw = (digits + 2) * self._cw if self._gutter_on else self._cw // 2
+        self._gw = int((digits + 2) * self._cw) if self._gutter_on else int(self._cw // 2)
 
     def _banner_height(self) -> int:
         return self._lh + 6 if self._doc.banner else 0
@@ -135,7 +136,7 @@ class LineView(QAbstractScrollArea):
         vs.setRange(0, max(0, n - visible + 1))
         vs.setPageStep(visible)
         vs.setSingleStep(1)
-        cols = max(1, (self.viewport().width() - self._gw) // self._cw)
+        cols = max(1, int((self.viewport().width() - self._gw) / self._cw))
         hs = self.horizontalScrollBar()
         hs.setRange(0, max(0, self._doc.max_len - cols + 2))
         hs.setPageStep(cols)
@@ -191,7 +192,7 @@ class LineView(QAbstractScrollArea):
         first = self.first_visible_line()
         last = min(len(doc.lines), first + self.visible_line_count() + 1)
         col0 = self.horizontalScrollBar().value()
-        cols = (vp.width() - gw) // cw + 2
+        cols = int((vp.width() - gw) / cw) + 2
         col1 = col0 + cols
         sel = self._selection()
         text_x = gw - col0 * cw
@@ -208,7 +209,7 @@ class LineView(QAbstractScrollArea):
             for s, e, srole in doc.spans.get(index, ()):
                 s, e = max(s, col0), min(e, col1)
                 if e > s:
-                    p.fillRect(QRect(text_x + s * cw, y, (e - s) * cw, lh), c.get(srole, c["span_changed"]))
+                    p.fillRect(QRectF(text_x + s * cw, y, (e - s) * cw, lh), c.get(srole, c["span_changed"]))
             if role == "filler":
                 continue
             baseline = y + self._ascent
@@ -234,14 +235,14 @@ class LineView(QAbstractScrollArea):
                 break
             if s > pos:  # untokenized text before this token
                 p.setPen(default)
-                p.drawText(text_x + pos * cw, baseline, line[pos : min(s, col1)])
+                p.drawText(QPointF(text_x + pos * cw, baseline), line[pos : min(s, col1)])
             s2 = max(s, col0)
             p.setPen(c.get(kind, default))
-            p.drawText(text_x + s2 * cw, baseline, line[s2 : min(e, col1)])
+            p.drawText(QPointF(text_x + s2 * cw, baseline), line[s2 : min(e, col1)])
             pos = e
         if pos < min(len(line), col1):
             p.setPen(default)
-            p.drawText(text_x + pos * cw, baseline, line[pos:col1])
+            p.drawText(QPointF(text_x + pos * cw, baseline), line[pos:col1])
 
     def _paint_selection(self, p, c, sel, index, line, y, col0, text_x) -> None:
         (l0, c0), (l1, c1) = sel
@@ -251,7 +252,7 @@ class LineView(QAbstractScrollArea):
         e = c1 if index == l1 else len(line) + 1
         s = max(s, col0)
         if e > s:
-            p.fillRect(QRect(text_x + s * self._cw, y, (e - s) * self._cw, self._lh), c["selection"])
+            p.fillRect(QRectF(text_x + s * self._cw, y, (e - s) * self._cw, self._lh), c["selection"])
 
     # -- mouse and keys -------------------------------------------------------------
 

@@ -41,7 +41,7 @@ class ToolQaLayout(KindLayout):
         self.gold_code = LineView()
         self.docs = QTabWidget()
         self.docs.addTab(self.response, "Response")
-        self.docs.addTab(self.tree, "Response tree")
+        self.docs.addTab(self.tree, "Tree")
         self.docs.addTab(self.schema, "Schema")
         self.docs.addTab(self.gold_code, "Gold code")
         self.docs.currentChanged.connect(self._fill_tree)

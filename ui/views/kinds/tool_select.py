@@ -18,20 +18,23 @@ class ToolSelectLayout(KindLayout):
     kind = ItemKind.TOOL_SELECT
 
     def build_left(self) -> QWidget:
-        self.message = TextPane(max_height=160)
+        self.message = TextPane()
         self.summary = QLabel()
         self.summary.setWordWrap(True)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignTop)
+        box = QWidget()
+        col = QVBoxLayout(box)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.addWidget(section("User message", self.message), 1)
+        col.addWidget(self.summary, 1)
+        return box
+
+    def extra_tabs(self):
         self.table = QTableWidget()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
         self.table.verticalHeader().setVisible(False)
-        box = QWidget()
-        col = QVBoxLayout(box)
-        col.setContentsMargins(0, 0, 0, 0)
-        col.addWidget(section("User message", self.message))
-        col.addWidget(self.summary)
-        col.addWidget(section("Tools: expected vs predicted", self.table), 1)
-        return box
+        return [(self.table, "Selection")]
 
     def fill_left(self, bundle: ItemBundle) -> None:
         view, c = bundle.view, theme.colors()
@@ -78,4 +81,4 @@ class ToolSelectLayout(KindLayout):
         self.table.resizeRowsToContents()
         expected_text = ", ".join(sorted(expected)) or "none (no tool should be called)"
         verdicts = [f"{run}: {'all correct' if n == 0 else f'{n} wrong'}" for run, n in zip(runs, wrong)]
-        self.summary.setText(f"<b>Expected:</b> {expected_text}" + ("<br>" + " · ".join(verdicts) if verdicts else ""))
+        self.summary.setText(f"<b>Expected:</b> {expected_text}" + ("<br><br>" + "<br>".join(verdicts) if verdicts else ""))

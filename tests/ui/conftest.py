@@ -1,0 +1,62 @@
+"""UI test fixtures: offscreen Qt, a demo store with every item kind, private settings."""
+
+from __future__ import annotations
+
+import os
+
+os.environ["QT_QPA_PLATFORM"] = "offscreen"  # before anything imports Qt: no display here
+
+import pytest
+
+
+@pytest.fixture
+def demo_store(tmp_path):
+    """A SQLite store holding ui.demo's dataset of every kind (each with two runs)."""
+    from reviewer.store import Store
+    from ui.demo import build_demo_store
+
+    store = Store(str(tmp_path / "ui.sqlite3"))
+    store.demo_ids = build_demo_store(store)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def settings(tmp_path):
+    from PySide6.QtCore import QSettings
+
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def runner(qtbot):
+    from PySide6.QtCore import QThreadPool
+
+    from ui.jobs import JobRunner
+
+    pool = QThreadPool()
+    r = JobRunner(pool)
+    yield r
+    r.shutdown(5000)
+
+
+@pytest.fixture
+def window(qtbot, demo_store, settings):
+    from ui.main_window import MainWindow
+
+    w = MainWindow(demo_store, settings)
+    qtbot.addWidget(w)
+    w.resize(1400, 850)
+    w.show()
+    qtbot.waitUntil(lambda: bool(w.datasets), timeout=5000)
+    yield w
+    w.runner.shutdown(5000)
+
+
+def open_dataset(qtbot, window, kind: str):
+    """Select demo-<kind> and wait until its first item is shown; return the layout."""
+    window.select_dataset(f"demo-{kind}")
+    qtbot.waitUntil(
+        lambda: window.item_view.bundle is not None and window.item_view.bundle.detail.kind == kind, timeout=5000
+    )
+    return window.item_view.current_layout()
