@@ -138,6 +138,49 @@ def cmd_export(args) -> int:
     return EXIT_OK
 
 
+def cmd_score(args) -> int:
+    from reviewer.scoring.job import score_run
+
+    store = _store(args)
+    runs = [store.run(args.dataset, args.run)] if args.run else store.runs(args.dataset)
+    if not runs:
+        print(f"dataset {args.dataset!r} has no runs to score")
+        return EXIT_OK
+    modes = ["faithful", "fixed"] if args.mode == "both" else [args.mode]
+    results = [score_run(store, r.id, mode, JobContext(_terminal_progress())) for r in runs for mode in modes]
+    if args.json:
+        print(json.dumps([vars(r) for r in results], ensure_ascii=False, indent=2, default=str))
+        return EXIT_OK
+    categories = sorted({c for r in results for c in r.by_category}, key=lambda c: (c != "(all)", c))
+    rows = []
+    for r in results:
+        for c in categories:
+            cell = r.by_category.get(c)
+            if cell:
+                rows.append([r.run, r.mode, c, cell["n"], _fmt(cell["mean"]), _fmt(cell["pass_rate"])])
+    print(_table(rows, ["run", "mode", "category", "n", "mean score", "pass rate"]))
+    return EXIT_OK
+
+
+def _fmt(value) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def cmd_compare(args) -> int:
+    from reviewer.scoring.job import compare_runs
+
+    store = _store(args)
+    a, b = store.run(args.dataset, args.run_a), store.run(args.dataset, args.run_b)
+    rows = compare_runs(store, a.id, b.id, args.mode)
+    if not rows:
+        print("no item has scores in both runs; score them first with: reviewer score DATASET")
+        return EXIT_OK
+    shown = rows[: args.limit] if args.limit else rows
+    print(_table([[r["record_id"], r["category"], _fmt(r["a"]), _fmt(r["b"]), _fmt(r["difference"])] for r in shown],
+                 ["item", "category", a.name, b.name, "difference"]))
+    return EXIT_OK
+
+
 def cmd_formats(args) -> int:
     from reviewer.formats.registry import dataset_formats, run_formats
 
@@ -205,6 +248,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="source: the benchmark's own files (default); jsonl: one item a line with provenance")
     p.add_argument("--gold-only", action="store_true", help="jsonl: only items with a settled gold")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("score", parents=[common], help="score runs with the benchmark's official metrics")
+    p.add_argument("dataset", help="dataset name or id")
+    p.add_argument("--run", help="one run (default: every run of the dataset)")
+    p.add_argument("--mode", choices=["faithful", "fixed", "both"], default="faithful",
+                   help="faithful: the official scorer, quirks included; fixed: quirks corrected")
+    p.add_argument("--json", action="store_true", help="print the scorers' full summaries as JSON")
+    p.set_defaults(func=cmd_score)
+
+    p = sub.add_parser("compare", parents=[common], help="two scored runs side by side, largest difference first")
+    p.add_argument("dataset", help="dataset name or id")
+    p.add_argument("run_a")
+    p.add_argument("run_b")
+    p.add_argument("--mode", choices=["faithful", "fixed"], default="faithful")
+    p.add_argument("--limit", type=int, default=30, help="rows to show (0: all)")
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("formats", parents=[common], help="list the dataset and prediction formats")
     p.set_defaults(func=cmd_formats)

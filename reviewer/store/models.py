@@ -123,6 +123,7 @@ class Score(SQLModel, table=True):
     output_id: int = _fk("output.id", index=False)
     scorer: str
     mode: str
+    primary: str | None = None  # the headline metric's name; ``value`` is its value
     value: float | None = None
     passed: bool | None = None
     skipped: bool = False
