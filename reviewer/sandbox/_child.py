@@ -77,6 +77,52 @@ def _drop_capabilities(libc) -> bool:
     return libc.capset(ctypes.byref(header), data) == 0
 
 
+# Where a pids cgroup can be made: the cgroup v1 pids hierarchy, or the v2 root
+# when it delegates the pids controller. Only root can use either.
+PIDS_CGROUP_ROOTS = ("/sys/fs/cgroup/pids", "/sys/fs/cgroup")
+
+
+def pids_cgroup_paths(pid: int) -> list[str]:
+    """The cgroup directories a sandboxed process with this pid may have made."""
+    return [os.path.join(root, f"reviewer-sandbox-{pid}") for root in PIDS_CGROUP_ROOTS]
+
+
+def _usable_pids_root(root: str) -> bool:
+    if root.endswith("/pids"):
+        return os.path.isfile(os.path.join(root, "cgroup.procs"))
+    try:
+        with open(os.path.join(root, "cgroup.subtree_control"), encoding="ascii") as f:
+            return "pids" in f.read().split()
+    except OSError:
+        return False
+
+
+def _join_pids_cgroup(max_processes: int) -> bool:
+    """Move this process into a new pids cgroup allowing it ``max_processes`` more tasks.
+
+    Why: the kernel never applies RLIMIT_NPROC to uid 0, so for a root app
+    this is what stops a fork bomb that gets past the audit hook. The app
+    removes the directory once the process has gone (see runner).
+    """
+    pid = os.getpid()
+    for root, path in zip(PIDS_CGROUP_ROOTS, pids_cgroup_paths(pid)):
+        if not _usable_pids_root(root):
+            continue
+        try:
+            os.mkdir(path)
+            with open(os.path.join(path, "pids.max"), "w", encoding="ascii") as f:
+                f.write(str(1 + max_processes))
+            with open(os.path.join(path, "cgroup.procs"), "w", encoding="ascii") as f:
+                f.write(str(pid))
+            return True
+        except OSError:
+            try:
+                os.rmdir(path)
+            except OSError:
+                pass
+    return False
+
+
 def _set_limits(limits: dict) -> None:
     cpu = int(limits["cpu_seconds"])
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
@@ -181,6 +227,8 @@ def run_locked_down(request: dict, result_fd: int) -> None:
     libc = _libc()
     net = _isolate_network(libc, request.get("network", "auto"))
     isolation.append(net)
+    if _join_pids_cgroup(int(limits["max_processes"])):
+        isolation.append("pids-cgroup")
     if _drop_capabilities(libc):
         isolation.append("no-capabilities")
     devnull = os.open(os.devnull, os.O_WRONLY)

@@ -6,9 +6,10 @@ default: it saves ~30 ms of interpreter start-up per program), or spawned as
 a fresh ``python -I -S`` of its own. Either way it gets a new session and a
 private temporary directory that is deleted afterwards. The child (``_child.py``) isolates the network (a new
 network namespace, or an audit hook refusing sockets where namespaces are not
-allowed), drops its capabilities, sets RLIMIT_CPU / RLIMIT_AS / RLIMIT_FSIZE /
-RLIMIT_NPROC, and refuses writes outside its directory and process creation
-through an audit hook. The parent enforces the wall-clock timeout by killing
+allowed), joins a pids cgroup when it can (the kernel exempts root from
+RLIMIT_NPROC), drops its capabilities, sets RLIMIT_CPU / RLIMIT_AS /
+RLIMIT_FSIZE / RLIMIT_NPROC, and refuses writes outside its directory and
+process creation through an audit hook. The parent enforces the wall-clock timeout by killing
 the child's whole process group and caps what it reads back. The result comes
 back as JSON over a dedicated pipe, so nothing the program prints can forge it.
 """
@@ -32,6 +33,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from reviewer.sandbox._child import pids_cgroup_paths
 
 _CHILD = Path(__file__).with_name("_child.py")
 StartMethod = Literal["server", "spawn"]
@@ -119,6 +122,7 @@ def run_python(code: str, entry: str | None = None, args_json: Any = None,
         if timed_out or overflow:
             process.kill_group()
         returncode = process.wait(deadline + 1.0)
+        _remove_pids_cgroup(process.pid)
         duration = time.monotonic() - started
         if timed_out:
             return SandboxResult(False, error=f"wall-clock timeout after {limits.wall_seconds:g} s "
@@ -141,6 +145,7 @@ class _Spawned:
 
     def __init__(self, proc: subprocess.Popen):
         self.proc = proc
+        self.pid = proc.pid
 
     def kill_group(self) -> None:
         _kill_group(self.proc.pid)
@@ -326,6 +331,21 @@ def _read_result(fd: int, deadline: float, cap: int) -> tuple[bytes, bool, bool]
             size += len(chunk)
             if size > cap:
                 return b"", False, True
+
+
+def _remove_pids_cgroup(pid: int | None) -> None:
+    """Remove the pids cgroup a finished program made (its tasks may take a moment to leave)."""
+    if pid is None:
+        return
+    for path in pids_cgroup_paths(pid):
+        for _ in range(50):
+            try:
+                os.rmdir(path)
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.005)
 
 
 def _kill_group(pid: int) -> None:

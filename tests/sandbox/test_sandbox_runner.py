@@ -123,6 +123,17 @@ def test_fork_bomb_fails_and_leaves_no_processes():
     _still_working()
 
 
+def test_process_limit_holds_below_the_audit_hook():
+    # Threads pass the audit hook; the pids cgroup (root) or RLIMIT_NPROC (other users) stops them.
+    res = run_python("import threading\nt = threading.Thread(target=print)\nt.start()\nresult = 'started'\n")
+    if os.geteuid() == 0 and "pids-cgroup" not in res.isolation:
+        pytest.skip("running as root without a usable pids cgroup: the kernel ignores RLIMIT_NPROC for uid 0")
+    assert not res.ok
+    assert "can't start new thread" in res.error
+    leftovers = [p for p in Path("/sys/fs/cgroup/pids").glob("reviewer-sandbox-*")] if os.geteuid() == 0 else []
+    assert leftovers == [], "a finished program left its pids cgroup behind"
+
+
 def test_memory_bomb_fails_with_the_limit_named():
     res = run_python("blocks = []\nwhile True:\n    blocks.append(bytearray(50 * 2**20))\n",
                      limits=Limits(memory_mb=256))
