@@ -181,6 +181,27 @@ def cmd_compare(args) -> int:
     return EXIT_OK
 
 
+def cmd_agree(args) -> int:
+    from reviewer.agreement.render import render_csv, render_json, render_markdown, render_text, write_report
+    from reviewer.agreement.report import build_report
+    from reviewer.review.ratings import ratings_for
+
+    store = _store(args)
+    datasets = [store.dataset(d) for d in args.dataset] if args.dataset else store.datasets()
+    ratings, perspectives = ratings_for(store, [d.id for d in datasets])
+    if not ratings:
+        print("no annotations yet in " + ", ".join(d.name for d in datasets))
+        return EXIT_OK
+    report = build_report(ratings, bootstrap=args.bootstrap, seed=args.seed, ctx=JobContext(_terminal_progress()),
+                          perspectives=perspectives or None)
+    if args.output:
+        print(f"wrote {write_report(report, args.output)}")
+        return EXIT_OK
+    render = {"text": render_text, "markdown": render_markdown, "csv": render_csv, "json": render_json}[args.format]
+    print(render(report))
+    return EXIT_OK
+
+
 def cmd_formats(args) -> int:
     from reviewer.formats.registry import dataset_formats, run_formats
 
@@ -264,6 +285,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["faithful", "fixed"], default="faithful")
     p.add_argument("--limit", type=int, default=30, help="rows to show (0: all)")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("agree", parents=[common], help="agreement statistics and the curation report")
+    p.add_argument("dataset", nargs="*", help="dataset names or ids (default: all)")
+    p.add_argument("--format", choices=["text", "markdown", "csv", "json"], default="text")
+    p.add_argument("--output", help="write a report file instead (.html with charts, .md, .csv, .json, .txt)")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% intervals (0: none)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (same seed, same intervals)")
+    p.set_defaults(func=cmd_agree)
 
     p = sub.add_parser("formats", parents=[common], help="list the dataset and prediction formats")
     p.set_defaults(func=cmd_formats)
