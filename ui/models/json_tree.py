@@ -127,16 +127,20 @@ class JsonTreeModel(QAbstractItemModel):
         return len(self.COLUMNS)
 
     def hasChildren(self, parent=QModelIndex()) -> bool:
+        if parent.column() > 0:  # children hang off column 0 only
+            return False
         node = self._node(parent)
         return True if node is None else self._limit(node) > 0
 
     def canFetchMore(self, parent) -> bool:
+        if parent.column() > 0:
+            return False
         node = self._node(parent)
         return node is not None and len(node.children) < self._limit(node)
 
     def fetchMore(self, parent) -> None:
         node = self._node(parent)
-        if node is None:
+        if node is None or parent.column() > 0:
             return
         start = len(node.children)
         end = min(self._limit(node), start + BATCH)

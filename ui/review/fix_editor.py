@@ -40,15 +40,17 @@ def to_text(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False)
 
 
-def describe_changes(original: Any, value: Any, ops: list[dict]) -> list[str]:
+def describe_changes(original: Any, value: Any, ops: list[dict] | None = None) -> list[str]:
     """Readable changes from ``original`` to ``value``: the structural JSON diff's
-    lines when ``reviewer.jsondiff`` is available, else the RFC 6902 operations."""
+    lines when ``reviewer.jsondiff`` is available, else the RFC 6902 operations
+    (``ops``, computed when not given)."""
     try:
         from reviewer.jsondiff import diff
     except ImportError:  # the structural diff is optional; the patch is always there
         diff = None
     if diff is not None:
         return [c.describe() for c in diff(original, value)]
+    ops = make_patch(original, value) if ops is None else ops
     return [f"{op['op']} {op['path'] or '(whole value)'}" for op in ops]
 
 

@@ -1,0 +1,119 @@
+"""The main window: keyboard navigation, search and filters, saved filters,
+pane toggles, and settings that survive a restart."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from tests.ui.conftest import open_dataset
+from ui import theme
+from ui.main_window import MainWindow
+
+
+def _shown_id(window):
+    b = window.item_view.bundle
+    return b.detail.record_id if b else None
+
+
+def _focus_table(qtbot, window):
+    window.activateWindow()
+    window.table.setFocus()
+    qtbot.waitUntil(lambda: window.table.hasFocus(), timeout=3000)
+
+
+def test_j_k_and_ctrl_arrows_move_through_items(qtbot, window):
+    open_dataset(qtbot, window, "tool_qa")
+    assert _shown_id(window) == "bikes-0"
+    _focus_table(qtbot, window)
+    qtbot.keyClick(window.table, Qt.Key.Key_J)
+    qtbot.waitUntil(lambda: _shown_id(window) == "bikes-1", timeout=5000)
+    qtbot.keyClick(window.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: _shown_id(window) == "bikes-2", timeout=5000)
+    qtbot.keyClick(window.table, Qt.Key.Key_K)
+    qtbot.waitUntil(lambda: _shown_id(window) == "bikes-1", timeout=5000)
+    qtbot.keyClick(window.table, Qt.Key.Key_Up, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window.table, Qt.Key.Key_K)  # already first: stays
+    qtbot.waitUntil(lambda: _shown_id(window) == "bikes-0", timeout=5000)
+    assert window.current_row() == 0
+
+
+def test_typing_j_in_the_search_box_searches(qtbot, window):
+    open_dataset(qtbot, window, "tool_qa")
+    _focus_table(qtbot, window)
+    qtbot.keyClick(window.table, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.filters.search.hasFocus()
+    qtbot.keyClicks(window.filters.search, "st-00j")
+    assert window.filters.search.text() == "st-00j"  # J typed, not "next item"
+    assert _shown_id(window) == "bikes-0"
+
+
+def test_text_search_and_category_filter_narrow_the_table(qtbot, window):
+    open_dataset(qtbot, window, "tool_qa")
+    assert window.model.rowCount() == 6
+    with qtbot.waitSignal(window.model.query_changed, timeout=3000):
+        window.filters.search.setText("st-004")
+    assert window.model.rowCount() == 1 and window.model.row_at(0).record_id == "bikes-4"
+    qtbot.waitUntil(lambda: _shown_id(window) == "bikes-4", timeout=5000)
+    assert "1 of 6 items" in window.count_label.text()
+    window.filters.search.clear()
+    qtbot.waitUntil(lambda: window.model.rowCount() == 6, timeout=3000)
+    box = window.filters.category
+    box.setCurrentIndex(box.findData("FILTERING"))
+    assert window.model.rowCount() == 2
+    assert {window.model.row_at(r).category for r in range(2)} == {"FILTERING"}
+    window.filters.gold.setCurrentText("Edited gold")
+    assert window.model.rowCount() == 0
+
+
+def test_saved_filters_round_trip_through_settings(qtbot, window, settings):
+    open_dataset(qtbot, window, "tool_qa")
+    box = window.filters.category
+    box.setCurrentIndex(box.findData("AGGREGATION"))
+    window.filters.save_as("aggregations")
+    window.filters.clear()
+    assert window.model.rowCount() == 6
+    window.filters.load_saved("aggregations")
+    assert window.model.rowCount() == 2
+    settings.sync()
+    assert "aggregations" in window.filters.saved_filters()
+    window.filters.delete_saved("aggregations")
+    assert window.filters.saved_filters() == {}
+
+
+def test_f9_hides_and_shows_the_browser(qtbot, window):
+    open_dataset(qtbot, window, "tool_qa")
+    _focus_table(qtbot, window)
+    assert window.browser.isVisible()
+    qtbot.keyClick(window.table, Qt.Key.Key_F9)
+    assert not window.browser.isVisible()
+    window.item_view.setFocus()
+    qtbot.keyClick(window.item_view, Qt.Key.Key_F9)
+    assert window.browser.isVisible()
+
+
+def test_settings_persist_dataset_theme_and_panes(qtbot, demo_store, settings, window):
+    open_dataset(qtbot, window, "schema_gen")
+    window.toggle_theme(True)
+    assert theme.current() == "dark"
+    window.toggle_browser(False)
+    window.splitter.setSizes([300, 1100])
+    window.close()
+    try:
+        again = MainWindow(demo_store, settings)
+        qtbot.addWidget(again)
+        again.show()
+        qtbot.waitUntil(lambda: again.item_view.bundle is not None, timeout=5000)
+        assert again.current_dataset().name == "demo-schema_gen"
+        assert str(settings.value("theme")) == "dark"
+        assert not again.browser.isVisible()
+        again.runner.shutdown(5000)
+    finally:
+        window.toggle_theme(False)  # the theme is app-wide: leave it light for other tests
+
+
+def test_run_picker_lists_runs_and_feeds_the_item_view(qtbot, window):
+    layout = open_dataset(qtbot, window, "extraction")
+    runs = [window.run_box.itemText(i) for i in range(window.run_box.count())]
+    assert runs[0] == "(no run)" and runs[1].startswith("extractor-a") and runs[2].startswith("extractor-b")
+    window.run_box.setCurrentIndex(2)
+    assert layout.outputs.current().output.run == "extractor-b"

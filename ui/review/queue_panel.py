@@ -1,0 +1,144 @@
+"""Queues and progress: my progress and the dataset's, "next item I have not
+annotated", and the adjudication queue (most disagreement first, with reasons).
+
+The counts and the queue are read in one job (``fetch_queues``) on the
+workspace's job runner when one is given (key ``review-queues``: a newer
+refresh supersedes an older one), else synchronously.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QProgressBar, QPushButton, QVBoxLayout, QWidget,
+)
+
+from reviewer.review import annotate, resolution
+from reviewer.review.views import Progress, QueueEntry
+
+
+@dataclass(frozen=True)
+class Queues:
+    progress: Progress
+    queue: list[QueueEntry]
+
+
+def fetch_queues(ctx, store, dataset_id: int, viewer: str) -> Queues:
+    """Job body (worker thread, no widgets): the viewer's progress and the adjudication queue."""
+    progress = annotate.progress(store, dataset_id, viewer)
+    if ctx is not None:
+        ctx.check_cancelled()
+    return Queues(progress, resolution.queue(store, dataset_id))
+
+
+class QueuePanel(QWidget):
+    navigate = Signal(int)  # annotate this item
+    adjudicate_requested = Signal(int)  # settle this item (adjudicators)
+    refreshed = Signal(object)  # Queues
+
+    def __init__(self, session, runner=None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.runner = runner
+        self.dataset_id: int | None = None
+        self.position = -1  # of the item shown, so "next" goes forward from it
+        self.queues: Queues | None = None
+
+        self.mine_label = QLabel("")
+        self.mine_bar = QProgressBar()
+        self.mine_bar.setTextVisible(True)
+        self.dataset_label = QLabel("")
+        self.dataset_label.setObjectName("muted")
+        self.dataset_label.setWordWrap(True)
+        self.next_button = QPushButton("Next item I have not annotated  (N)")
+        self.next_button.clicked.connect(self.next_unannotated)
+        self.refresh_button = QPushButton("Refresh")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.status = QLabel("")
+        self.status.setObjectName("muted")
+        queue_title = QLabel("Adjudication queue (most disagreement first)")
+        queue_title.setObjectName("sectionTitle")
+        self.queue_list = QListWidget()
+        self.queue_list.setWordWrap(True)
+        self.queue_list.itemActivated.connect(self._activated)
+        self.queue_list.itemDoubleClicked.connect(self._activated)
+
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.next_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.refresh_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addWidget(self.mine_label)
+        layout.addWidget(self.mine_bar)
+        layout.addWidget(self.dataset_label)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        layout.addWidget(queue_title)
+        layout.addWidget(self.queue_list, 1)
+        session.changed.connect(self.refresh)
+
+    def set_dataset(self, dataset_id: int | None) -> None:
+        self.dataset_id = dataset_id
+        self.position = -1
+        self.refresh()
+
+    def set_position(self, position: int) -> None:
+        self.position = position
+
+    def refresh(self) -> None:
+        if self.dataset_id is None:
+            self.queue_list.clear()
+            self.mine_label.setText("No dataset chosen.")
+            return
+        args = (self.session.store, self.dataset_id, self.session.name)
+        if self.runner is None:
+            self._show(fetch_queues(None, *args))
+        else:
+            self.status.setText("refreshing…")
+            self.runner.start("review-queues", fetch_queues, *args, on_result=self._show,
+                              on_error=lambda exc, _tb: self.status.setText(f"Could not read the queues: {exc}"))
+
+    def _show(self, queues: Queues) -> None:
+        self.queues = queues
+        p = queues.progress
+        self.mine_label.setText(f"You ({html.escape(self.session.name)}) annotated {p.mine} of {p.items} items")
+        self.mine_bar.setRange(0, max(1, p.items))
+        self.mine_bar.setValue(p.mine)
+        self.dataset_label.setText(
+            f"Dataset: {p.annotated_twice} annotated twice · {p.disagreements} disagreement(s) waiting for "
+            f"adjudication · {p.settled} settled ({p.auto_resolved} automatically, "
+            f"{p.settled - p.auto_resolved} by an adjudicator)")
+        self.queue_list.clear()
+        for entry in queues.queue:
+            item = QListWidgetItem(f"{entry.record_id}   · disagreement {entry.score:.1f}\n    "
+                                   + "; ".join(entry.reasons))
+            item.setData(Qt.ItemDataRole.UserRole, entry.item_id)
+            self.queue_list.addItem(item)
+        if not queues.queue:
+            self.queue_list.addItem("No disagreement waits for adjudication.")
+        self.status.setText("")
+        self.refreshed.emit(queues)
+
+    def _activated(self, item: QListWidgetItem) -> None:
+        item_id = item.data(Qt.ItemDataRole.UserRole)
+        if item_id is None:
+            return
+        if self.session.is_adjudicator:
+            self.adjudicate_requested.emit(item_id)
+        else:
+            self.navigate.emit(item_id)
+
+    def next_unannotated(self) -> int | None:
+        """Ask for the next item (after the one shown) that still needs my annotation."""
+        if self.dataset_id is None:
+            return None
+        nxt = annotate.next_for(self.session.store, self.dataset_id, self.session.name, self.position)
+        if nxt is None:
+            self.status.setText("Nothing left: every item that needs you has your annotation.")
+            return None
+        self.navigate.emit(nxt)
+        return nxt
