@@ -15,6 +15,9 @@ elements; the rest paired in order), the same ``merge_order`` the diff uses.
 from __future__ import annotations
 
 from bisect import bisect_right
+from itertools import compress
+from itertools import count as count_from
+from operator import ne
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -182,14 +185,31 @@ class _Layout:
         self.at_right: dict[tuple, Change] = {}
         self.dirty_left: set[tuple] = set()
         self.dirty_right: set[tuple] = set()
-        for c in changes:
+        # Nodes with a change that alters the shape of the printed text below
+        # them (a line added, removed or moved), by side.
+        self.reshaped_left: set[tuple] = set()
+        self.reshaped_right: set[tuple] = set()
+        # For each node: the changes below it, a run of ``changes`` since the
+        # diff reports in depth-first order: [index of the first, count].
+        self.changes = changes
+        self.below: dict[tuple, list[int]] = {}
+        for n, c in enumerate(changes):
             if c.left_path is not None:
                 self.at_left.setdefault(c.left_path, c)
                 _add_prefixes(self.dirty_left, c.left_path)
+                for k in range(len(c.left_path) + 1):
+                    run = self.below.setdefault(c.left_path[:k], [n, 0])
+                    run[1] += 1
             if c.right_path is not None and c.kind in (ADDED, MOVED):
                 self.at_right.setdefault(c.right_path, c)
             if c.right_path is not None:
                 _add_prefixes(self.dirty_right, c.right_path)
+            if c.kind in (ADDED, REMOVED, MOVED) or type(c.left) in _CONTAINERS or type(c.right) in _CONTAINERS:
+                if c.left_path is not None:
+                    _add_prefixes(self.reshaped_left, c.left_path)
+                if c.right_path is not None:
+                    _add_prefixes(self.reshaped_right, c.right_path)
+        self.use_dense_blocks = True
 
     # -- emitting rows -------------------------------------------------------------------
 
@@ -238,7 +258,7 @@ class _Layout:
 
     def run(self, left: Any, right: Any) -> AlignedDocument:
         # Explicit stack: a task is a pair of nodes to lay out, or a closing line.
-        stack: list = [("pair", left, right, (), (), 0, "", "", "", "")]
+        stack: list = [("pair", left, right, (), (), 0, "", "", "", "", self.use_dense_blocks)]
         while stack:
             task = stack.pop()
             if task[0] == "close":
@@ -247,7 +267,7 @@ class _Layout:
             if task[0] == "rows":
                 self.rows(*task[1:])
                 continue
-            _, a, b, lp, rp, depth, lbefore, rbefore, lafter, rafter = task
+            _, a, b, lp, rp, depth, lbefore, rbefore, lafter, rafter, dense_ok = task
             ta, tb = type(a), type(b)
             if ta not in _CONTAINERS and tb not in _CONTAINERS:
                 # Two scalars: one row. The common case, so kept short.
@@ -272,14 +292,59 @@ class _Layout:
                 kind = ADDED if not a and ta is tb else REMOVED if not b and ta is tb else CHANGED
                 self.rows(left_side, right_side, kind)
                 continue
+            if dense_ok and lp not in self.reshaped_left and rp not in self.reshaped_right:
+                if self._mostly_changed(a, lp):
+                    if self._dense_rows(left_side, right_side):
+                        continue
+                    dense_ok = False  # the texts did not correspond; do not render again below
             opener, closer = ("{", "}") if ta is dict else ("[", "]")
             pad = " " * (self.indent * depth)
             self.line(pad + lbefore + opener, lp, pad + rbefore + opener, rp)
             children = self._object_children(a, b, lp, rp) if ta is dict else self._list_children(a, b, lp, rp)
-            tasks = self._child_tasks(children, a, b, lp, rp, depth + 1)
+            tasks = self._child_tasks(children, a, b, lp, rp, depth + 1, dense_ok)
             stack.append(("close", pad + closer + lafter, lp, pad + closer + rafter, rp))
             stack.extend(reversed(tasks))
         return self.doc
+
+    def _mostly_changed(self, a, lp: tuple) -> bool:
+        """Whether at least half of the container's members have changes below them."""
+        keys = a if type(a) is dict else range(len(a))
+        dirty = self.dirty_left
+        return 2 * sum(1 for k in keys if lp + (k,) in dirty) >= len(a)
+
+    def _dense_rows(self, left_side: tuple, right_side: tuple) -> bool:
+        """Lay out a container whose changes are all scalar values changed in
+        place as two whole blocks, marking the rows that differ; False (and
+        nothing emitted) when the two texts do not correspond line by line.
+
+        In such a container every reported change prints as one differing line
+        and nothing else moves, so when both texts have the same height and
+        exactly as many differing lines as changes, those lines are the changes
+        (in order). Anything else (members in another order, values equal only
+        under the options) shows up as extra differing lines: then the caller
+        lays the container out member by member.
+        """
+        a, lp, depth, lbefore, lafter = left_side
+        b, rp, _, rbefore, rafter = right_side
+        first, count = self.below[lp]
+        left_lines = block_lines(a, depth, lbefore, lafter, self.indent)
+        right_lines = block_lines(b, depth, rbefore, rafter, self.indent)
+        if len(left_lines) != len(right_lines):
+            return False
+        differing = list(compress(count_from(), map(ne, left_lines, right_lines)))
+        if len(differing) != count:
+            return False
+        doc = self.doc
+        start = len(doc.kinds)
+        doc._left_blocks.append(_Block(start, len(left_lines), a, lp, whole=True))
+        doc._right_blocks.append(_Block(start, len(right_lines), b, rp, whole=True))
+        doc.left_lines.extend(left_lines)
+        doc.right_lines.extend(right_lines)
+        kinds: list[str | None] = [None] * len(left_lines)
+        for offset, change in zip(differing, self.changes[first : first + count]):
+            kinds[offset] = change.kind
+        doc.kinds.extend(kinds)
+        return True
 
     def _object_children(self, a: dict, b: dict, lp: tuple, rp: tuple) -> list[tuple]:
         children = [(PAIR, k, k) if k in b else (LEFT_ONLY, k) for k in a]
@@ -294,7 +359,7 @@ class _Layout:
         pairs = list(zip((i for i in range(len(a)) if i not in gone), (j for j in range(len(b)) if j not in new)))
         return list(merge_order(len(a), len(b), pairs))
 
-    def _child_tasks(self, children: list[tuple], a, b, lp: tuple, rp: tuple, depth: int) -> list:
+    def _child_tasks(self, children: list[tuple], a, b, lp: tuple, rp: tuple, depth: int, dense_ok: bool) -> list:
         is_object = type(a) is dict
         n_left = sum(1 for c in children if c[0] != "right")
         n_right = sum(1 for c in children if c[0] != LEFT_ONLY)
@@ -309,7 +374,7 @@ class _Layout:
                 tasks.append(
                     (
                         "pair", a[ka], b[kb], lp + (ka,), rp + (kb,), depth, before, before,
-                        "," if seen_left < n_left else "", "," if seen_right < n_right else "",
+                        "," if seen_left < n_left else "", "," if seen_right < n_right else "", dense_ok,
                     )
                 )
             elif child[0] == LEFT_ONLY:

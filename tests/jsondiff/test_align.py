@@ -203,3 +203,50 @@ def test_change_index_follows_document_order(records):
         found.append(change.path)
         path = change.path
     assert found == changed
+
+
+def heavily_changed_pair():
+    left, _, _ = filings_pair(records=30, changes=1, seed=9)
+    right = json.loads(json.dumps(left))
+    for record in right["filings"]:
+        for item in record["financials"]:
+            item["value"] += 1
+        record["amended"] = "yes" if record["amended"] else None  # scalar type changes
+    return left, right
+
+
+def reorder_members(document):
+    for record in document["filings"][::3]:
+        for key in list(record)[:3]:
+            record[key] = record.pop(key)  # same members, another order
+    return document
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["values changed everywhere", "members reordered too", "differences hidden by tolerance", "with an insertion"],
+)
+def test_dense_layout_equals_member_by_member_layout(case):
+    # A region where most members changed is laid out as whole blocks; the
+    # result must be exactly what laying it out member by member gives.
+    from reviewer.jsondiff.align import _Layout
+
+    left, right = heavily_changed_pair()
+    options = DiffOptions()
+    if case == "members reordered too":
+        right = reorder_members(right)
+    elif case == "differences hidden by tolerance":
+        right["filings"][4]["ratios"]["pe"] += 0.0001
+        options = DiffOptions(abs_tolerance=0.001)
+    elif case == "with an insertion":
+        right["filings"][2]["tags"].insert(1, "inserted")
+    changes = diff(left, right, options)
+    dense = align(left, right, changes)
+    by_member = _Layout(changes, 2)
+    by_member.use_dense_blocks = False
+    plain = by_member.run(left, right)
+    assert dense.kinds.count("changed") == 150 and dense.kinds.count("type_changed") > 0
+    assert (dense.left_lines, dense.right_lines, dense.kinds) == (plain.left_lines, plain.right_lines, plain.kinds)
+    rows = range(len(dense))
+    assert [dense.left_path(r) for r in rows] == [plain.left_path(r) for r in rows]
+    assert [dense.right_path(r) for r in rows] == [plain.right_path(r) for r in rows]
