@@ -24,9 +24,11 @@ except ImportError:  # pragma: no cover
 
 from reviewer.agreement.coefficients import Profile
 
-# Resamples drawn per block: bounds memory (block x items int64 indices)
-# and is fixed, so the same seed gives the same draws on every machine.
+# Resamples drawn per block, at most BLOCK and at most MAX_DRAWS indices
+# (16 MB of int64) at once. The block depends only on the number of items,
+# so the same seed gives the same draws on every machine.
 BLOCK = 256
+MAX_DRAWS = 2**21
 CONFIDENCE = 0.95
 
 
@@ -70,9 +72,10 @@ def _single_threaded_blas():
 
 
 def _fill(out: np.ndarray, onehot: np.ndarray, n: int, n_resamples: int, rng: np.random.Generator) -> None:
-    """Write each resample's pattern counts into ``out``, BLOCK resamples at a time."""
-    for start in range(0, n_resamples, BLOCK):
-        block = min(BLOCK, n_resamples - start)
+    """Write each resample's pattern counts into ``out``, one block of resamples at a time."""
+    step = max(1, min(BLOCK, MAX_DRAWS // n))
+    for start in range(0, n_resamples, step):
+        block = min(step, n_resamples - start)
         drawn = rng.integers(0, n, size=(block, n))
         drawn += np.arange(block)[:, None] * n  # one bincount for the whole block
         multiplicity = np.bincount(drawn.ravel(), minlength=block * n).reshape(block, n)

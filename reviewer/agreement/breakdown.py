@@ -95,14 +95,14 @@ def by_pair(rating_set: RatingSet, overall: GroupStats, n_resamples: int, seed: 
             items = np.flatnonzero(rating_set.rated[:, j] & rating_set.rated[:, m])
             if not len(items):
                 continue
-            tables = {n: t.subset(items, (j, m)) for n, t in rating_set.tables.items()}
             label = f"{names[j]} vs {names[m]}"
             if len(names) == 2 and len(items) == len(rating_set.item_ids):
-                stats = overall
+                # The pair is the whole table (columns 0 and 1): reuse, do not copy.
+                stats, verdicts = overall, rating_set.tables["verdict"]
             else:
+                tables = {n: t.subset(items, (j, m)) for n, t in rating_set.tables.items()}
                 profiles = {n: profile(t) for n, t in tables.items()}
                 stats = estimate_group(tables, profiles, None, n_resamples, rng_for(seed, f"pair:{label}"))
-            out[label] = PairBreakdown(
-                (names[j], names[m]), len(items), stats, confusion_matrix(tables["verdict"], 0, 1)
-            )
+                verdicts = tables["verdict"]
+            out[label] = PairBreakdown((names[j], names[m]), len(items), stats, confusion_matrix(verdicts, 0, 1))
     return out

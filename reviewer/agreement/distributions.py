@@ -28,13 +28,13 @@ def distribution(ratings: list[Rating], categories: tuple[str, ...], value_of) -
     """Count ``value_of(rating)`` (None = not given) overall and per annotator."""
     overall = dict.fromkeys(categories, 0)
     per: dict[str, dict[str, int]] = {}
-    for r in sorted(ratings, key=lambda r: r.annotator):
+    for r in ratings:
         counts = per.setdefault(r.annotator, dict.fromkeys(categories, 0))
         value = value_of(r)
         if value is not None:
             overall[value] += 1
             counts[value] += 1
-    return Distribution(categories, overall, per)
+    return Distribution(categories, overall, dict(sorted(per.items())))
 
 
 def verdict_distribution(ratings: list[Rating]) -> Distribution:
@@ -68,7 +68,7 @@ def difficulty_corrections(ratings: list[Rating]) -> DifficultyCorrections:
     out = DifficultyCorrections()
     tags_of: dict[str, list[str]] = {}
     original_of: dict[str, str] = {}
-    for r in sorted(ratings, key=lambda r: r.annotator):
+    for r in ratings:
         tagged = r.rubric.get("difficulty")
         if tagged is None:
             continue
@@ -89,6 +89,7 @@ def difficulty_corrections(ratings: list[Rating]) -> DifficultyCorrections:
     for item_id, tags in tags_of.items():
         if len(tags) >= 2 and len(set(tags)) == 1 and tags[0] != original_of[item_id]:
             out.consensus[item_id] = tags[0]
+    out.per_annotator = dict(sorted(out.per_annotator.items()))
     return out
 
 

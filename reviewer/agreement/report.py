@@ -29,7 +29,7 @@ from reviewer.agreement.estimate import Estimate, GroupStats, estimate_group, es
 from reviewer.agreement.fixes import FixAgreement, fix_agreement
 from reviewer.agreement.model import Rating, validate_perspectives, validate_ratings
 from reviewer.agreement.table import PERSPECTIVE_PREFIX, build_rating_set
-from reviewer.agreement.warnings import skew_warnings
+from reviewer.agreement.skew import skew_warnings
 from reviewer.jobs import JobContext, silent
 
 

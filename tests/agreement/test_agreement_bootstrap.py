@@ -40,7 +40,7 @@ def test_each_resample_is_a_resample_of_items_and_scores_like_scikit_learn():
     cats = ["0", "1", "2"]
     table = RatingTable.from_labels([[cats[int(v)] for v in row] for row in labels], cats)
     prof = C.profile(table)
-    patterns = np.unique(table.codes, axis=0)  # the profile's pattern order
+    patterns = prof.patterns
     (weights,) = resampled_weights([prof], None, 25, np.random.default_rng(0))
     kappas = C.cohen_kappa(prof, weights)
     for row, kappa in zip(weights, kappas):
