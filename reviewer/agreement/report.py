@@ -28,8 +28,8 @@ from reviewer.agreement.distributions import (
 from reviewer.agreement.estimate import Estimate, GroupStats, estimate_group, estimate_mean
 from reviewer.agreement.fixes import FixAgreement, fix_agreement
 from reviewer.agreement.model import Rating, validate_perspectives, validate_ratings
-from reviewer.agreement.table import PERSPECTIVE_PREFIX, build_rating_set
 from reviewer.agreement.skew import skew_warnings
+from reviewer.agreement.table import PERSPECTIVE_PREFIX, build_rating_set
 from reviewer.jobs import JobContext, silent
 
 
