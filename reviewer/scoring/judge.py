@@ -7,6 +7,7 @@ that talks to a model, so this module needs no network and no client.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 # Figure 24 of paper 000, lines 5-16, exactly (line breaks as in the figure).
 JUDGE_PROMPT = (
@@ -24,25 +25,38 @@ JUDGE_PROMPT = (
     "Does the predicted_answer match the ground_truth?:"
 )
 
+# The same text as the benchmark's code builds it: a triple-quoted string inside
+# a function, so every line after the first carries 4 spaces of indentation and
+# the last ends with ": ". Offered for exact replays of the original runs.
+JUDGE_PROMPT_AS_CODED = "\n".join(
+    (line if n == 0 or not line else "    " + line) for n, line in enumerate(JUDGE_PROMPT.split("\n"))
+) + " "
+
+PromptVariant = Literal["paper", "code"]
 ChatFn = Callable[[list[dict]], str | None]
 
 
-def judge_prompt(gold, prediction) -> str:
-    """The Figure 24 prompt filled in (values are inserted with ``str()``, as an f-string would)."""
-    return JUDGE_PROMPT.format(gold_answer=gold, predicted_answer=prediction)
+def judge_prompt(gold, prediction, variant: PromptVariant = "paper") -> str:
+    """The judge prompt filled in (values inserted with ``str.format``, as the original does).
+
+    ``variant="paper"`` is Figure 24 exactly; ``"code"`` is the repository's
+    indented string (see JUDGE_PROMPT_AS_CODED).
+    """
+    template = JUDGE_PROMPT if variant == "paper" else JUDGE_PROMPT_AS_CODED
+    return template.format(gold_answer=gold, predicted_answer=prediction)
 
 
-def judge_messages(question: str | None, gold, prediction) -> list[dict]:
+def judge_messages(question: str | None, gold, prediction, variant: PromptVariant = "paper") -> list[dict]:
     """The chat messages sent to the judge: one user turn holding the prompt.
 
     The question is not part of Figure 24's prompt; it is accepted so callers
     can log it beside the verdict, and deliberately left out of the messages.
     """
-    return [{"role": "user", "content": judge_prompt(gold, prediction)}]
+    return [{"role": "user", "content": judge_prompt(gold, prediction, variant)}]
 
 
 def parse_verdict(reply: str | None) -> bool | None:
-    """True iff the reply starts with "true" after lower-casing and stripping.
+    """True iff the reply starts with "true" after stripping and lower-casing (as the original).
 
     None when there was no reply at all (the call failed), so a failed judge
     call is not counted as a "False" verdict.
@@ -52,11 +66,12 @@ def parse_verdict(reply: str | None) -> bool | None:
     return reply.strip().lower().startswith("true")
 
 
-def judge(client_callable: ChatFn, question: str | None, gold, prediction) -> bool | None:
+def judge(client_callable: ChatFn, question: str | None, gold, prediction,
+          variant: PromptVariant = "paper") -> bool | None:
     """Ask the judge whether ``prediction`` matches ``gold``.
 
     ``client_callable(messages) -> reply text`` sends the chat messages to a
     model (the reruns module supplies an OpenAI-compatible one). Exceptions
     it raises propagate: retry policy belongs to the caller.
     """
-    return parse_verdict(client_callable(judge_messages(question, gold, prediction)))
+    return parse_verdict(client_callable(judge_messages(question, gold, prediction, variant)))

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-# The official number pattern: digits with an optional decimal part. It has no
+# The official number pattern (signs, decimals, ".5", exponents). It has no
 # thousands separator, so "1,234" reads as the two numbers 1 and 234.
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 # Fixed mode also reads "1,234,567.5" as one number.
-_NUMBER_WITH_SEPARATORS = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?")
+_NUMBER_WITH_SEPARATORS = re.compile(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?|" + _NUMBER.pattern)
 
 METRIC_BY_TASK_TYPE = {
     "EXTRACTIVE": "accuracy_string",
@@ -69,8 +69,8 @@ def _to_float(token: str) -> float:
 
 
 def contains(gold: str, pred: str) -> bool:
-    """The normalised (strip+lower) gold is a substring of the normalised prediction."""
-    return gold.strip().lower() in pred.strip().lower()
+    """The strip+lower gold is a substring of the strip+lower prediction less one trailing "."."""
+    return gold.strip().lower() in _drop_final_dot(pred.strip().lower())
 
 
 EXACT_MATCH = {

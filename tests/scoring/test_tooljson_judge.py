@@ -82,6 +82,15 @@ def test_prompt_is_figure_24():
     assert JUDGE_PROMPT.count("\n") == 11  # lines 5-16 of the figure
 
 
+def test_prompt_as_the_original_code_builds_it():
+    text = judge_prompt("ARS", "x", variant="code")
+    lines = text.split("\n")
+    assert lines[0] == JUDGE_PROMPT.split("\n")[0]
+    assert lines[1].startswith("    These are two strings.")
+    assert lines[7] == ""  # blank lines stay blank
+    assert text.endswith("    Does the predicted_answer match the ground_truth?: ")
+
+
 @pytest.mark.parametrize("reply,verdict", [
     ("True", True), ("true.", True), ("  TRUE because...", True),
     ("False", False), ("It is true", False), ("", False), (None, None),

@@ -52,6 +52,7 @@ def test_metric_follows_payload_then_repr_metrics_then_task_type():
     ("ARS", "ars.", True, True),
     ("ARS", "  ARS  ", True, True),
     ("2023-03-16", "The answer is 2023-03-16.", False, True),
+    ("v2.", "it is v2.", False, False),  # contains drops one trailing "." from the prediction only
     ("Men's", "I don't know", False, False),
 ])
 def test_accuracy_string(gold, pred, exact, contains):
@@ -76,6 +77,8 @@ def test_unordered_list(gold, pred, exact):
     ("0", "0.", True),
     ("5", "between 2 and 5.4", True),  # any number in the prediction
     ("1234", "1,234", False),  # comma quirk: read as 1 and 234
+    ("0", "about .5 units", True),  # ".5" is a number, as in the original pattern
+    ("1000", "1e3", True),
 ])
 def test_approx_number_faithful(gold, pred, exact):
     assert score(gold, pred, task_type="AGGREGATION").metrics["exact_match"] is exact
