@@ -1,7 +1,8 @@
 """Speed of the structural JSON diff and the side-by-side layout.
 
 Pairs of generated filings documents (reviewer.jsondiff.synthetic) that differ
-in 20 scalar values: ~5 MB (3,000 nested records) and ~60 KB. Prints one figure
+in 20 scalar values: ~5 MB (3,000 nested records) and ~60 KB; and the 5 MB
+pair with 15,000 changed values. Prints one figure
 per line as ``name: value unit``; medians of several runs. Target: the 5 MB
 diff in <= 100 ms. Run with ``--without-orjson`` to measure the json-module
 fallback (the script also runs itself that way unless ``--only-current``).
@@ -34,22 +35,26 @@ def median_ms(fn, runs: int) -> float:
     return statistics.median(times)
 
 
-def measure(label: str, records: int, runs: int, suffix: str) -> None:
-    left, right, changed = filings_pair(records=records, changes=20, seed=42)
-    size = len(json.dumps(left, indent=2, ensure_ascii=False).encode())
+def measure(label: str, records: int, n_changes: int, runs: int, suffix: str) -> None:
+    left, right, changed = filings_pair(records=records, changes=n_changes, seed=42)
+    pretty = json.dumps(left, indent=2, ensure_ascii=False)
     changes = diff(left, right)
     assert [c.path for c in changes] == changed, "the diff must find exactly the changed values"
     diff_ms = median_ms(lambda: diff(left, right), runs)
     align_ms = median_ms(lambda: align(left, right, changes), runs)
-    parse_text = json.dumps(left)
-    parse_ms = median_ms(lambda: json.loads(parse_text), runs)
+    # Baselines on the same document: parsing it, and pretty-printing it with json.
+    compact = json.dumps(left)
+    parse_ms = median_ms(lambda: json.loads(compact), runs)
+    pretty_ms = median_ms(lambda: json.dumps(left, indent=2, ensure_ascii=False), runs)
     doc = align(left, right, changes)
-    print(f"{label}_document_size{suffix}: {size / 1e6:.2f} MB")
+    print(f"{label}_document_size{suffix}: {len(pretty.encode()) / 1e6:.2f} MB")
     print(f"{label}_aligned_rows{suffix}: {len(doc)} rows")
     print(f"{label}_diff{suffix}: {diff_ms:.1f} ms")
     print(f"{label}_align{suffix}: {align_ms:.1f} ms")
     print(f"{label}_json_parse{suffix}: {parse_ms:.1f} ms")
+    print(f"{label}_json_pretty_print{suffix}: {pretty_ms:.1f} ms")
     print(f"{label}_diff_vs_json_parse{suffix}: {diff_ms / parse_ms:.2f} ratio")
+    print(f"{label}_align_vs_json_pretty_print{suffix}: {align_ms / pretty_ms:.2f} ratio")
     if label == "5mb":
         print(f"{label}_diff_vs_target{suffix}: {diff_ms / DIFF_TARGET_MS:.2f} ratio")
 
@@ -57,8 +62,10 @@ def measure(label: str, records: int, runs: int, suffix: str) -> None:
 def main() -> None:
     suffix = "_json_fallback" if orjson is None else ""
     print(f"orjson{suffix}: {0 if orjson is None else 1} available")
-    measure("5mb", records=3000, runs=7, suffix=suffix)
-    measure("60kb", records=36, runs=50, suffix=suffix)
+    measure("5mb", records=3000, n_changes=20, runs=7, suffix=suffix)
+    measure("60kb", records=36, n_changes=20, runs=50, suffix=suffix)
+    # The worst common case for the layout: changes everywhere.
+    measure("5mb_15000_changes", records=3000, n_changes=15000, runs=3, suffix=suffix)
     if orjson is not None and "--only-current" not in sys.argv:
         sys.stdout.flush()
         subprocess.run([sys.executable, __file__, "--without-orjson", "--only-current"], check=True)

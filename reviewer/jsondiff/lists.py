@@ -146,21 +146,29 @@ def _positional_pairs(left: list, right: list) -> list[tuple[int, int, bool]] | 
 
 
 def _aligned_pairs(left: list, right: list) -> list[tuple[int, int, bool]]:
-    """Longest-matching-blocks alignment on fingerprints, then moves, then position."""
+    """Alignment on fingerprints (``_opcodes``), then moves, then position."""
     fl, fr = _fingerprints(left), _fingerprints(right)
     pairs = []
     pool_left: list[int] = []
     pool_right: list[int] = []
-    replaced: list[tuple[range, range]] = []
+    replaced: list[tuple[list[int], list[int]]] = []
     for tag, i1, i2, j1, j2 in _opcodes(fl, fr):
         if tag == "equal":
             # Equal fingerprints; == rules out the one thing they conflate (NaN/null).
             pairs.extend((i, j, left[i] == right[j]) for i, j in zip(range(i1, i2), range(j1, j2)))
             continue
-        pool_left.extend(range(i1, i2))
-        pool_right.extend(range(j1, j2))
         if tag == "replace":
-            replaced.append((range(i1, i2), range(j1, j2)))
+            # Equal elements facing each other in a replaced block stay paired
+            # where they are: that is no move.
+            facing = {d for d in range(min(i2 - i1, j2 - j1)) if fl[i1 + d] == fr[j1 + d]}
+            pairs.extend((i1 + d, j1 + d, left[i1 + d] == right[j1 + d]) for d in sorted(facing))
+            rest_left = [i1 + d for d in range(i2 - i1) if d not in facing]
+            rest_right = [j1 + d for d in range(j2 - j1) if d not in facing]
+            replaced.append((rest_left, rest_right))
+        else:
+            rest_left, rest_right = list(range(i1, i2)), list(range(j1, j2))
+        pool_left.extend(rest_left)
+        pool_right.extend(rest_right)
     # An element that left one place and reappears elsewhere moved.
     by_print = defaultdict(deque)
     for i in pool_left:

@@ -240,3 +240,14 @@ def test_lists_of_repeated_values():
     # Same values in another order: nothing is added, removed or changed.
     assert {c.kind for c in changes} == {"moved"}
     assert all(left[c.left_path[0]] == right[c.right_path[0]] for c in changes)
+
+
+def test_repeated_values_edited_in_place_are_not_moves():
+    left = ["retail", "retail", "industrial", "retail"]
+    right = ["retail (edited)", "retail", "industrial (edited)", "retail (edited)"]
+    assert summary(diff(left, right)) == [("changed", (i,), (i,)) for i in (0, 2, 3)]
+
+
+def test_many_changed_values_are_found_exactly():
+    left, right, changed = filings_pair(records=200, changes=1500, seed=8)
+    assert [c.path for c in diff(left, right)] == changed
