@@ -71,12 +71,16 @@ def _notes_for(cells: list[tuple[str, str, Estimate]]) -> list[str]:
 
     ``cells`` are (where, coefficient, estimate); places sharing a reason are listed together.
     """
-    grouped: dict[tuple[str, str], list[str]] = {}
+    places: dict[tuple[str, str], list[str]] = {}
     for where, coef, est in cells:
         note = est.reason if est.value is None else (est.ci_note if est.low is not None else None)
         if note:
-            grouped.setdefault((coef, note), []).append(where)
-    return [f"{LABELS[coef]} ({', '.join(places)}): {note}" for (coef, note), places in grouped.items()]
+            places.setdefault((coef, note), []).append(where)
+    # Coefficients undefined in the same places for the same reason share one line.
+    coefs: dict[tuple[tuple[str, ...], str], list[str]] = {}
+    for (coef, note), where in places.items():
+        coefs.setdefault((tuple(where), note), []).append(LABELS[coef])
+    return [f"{', '.join(names)} for {', '.join(where)}: {note}" for (where, note), names in coefs.items()]
 
 
 def _stats_table(stats: GroupStats, variables: list[str]) -> tuple[Table, list[str]]:

@@ -14,6 +14,7 @@ PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 LABEL_WIDTH = 220
 PLOT_WIDTH = 420
 ROW_HEIGHT = 26
+NOTE_WIDTH = 260  # right of a forest plot: which series are undefined in a row
 
 
 def _text(x: float, y: float, text: str, anchor: str = "start", extra: str = "") -> str:
@@ -35,7 +36,7 @@ def forest_plot(
     """Each row a label and one point per series, with its interval as a whisker, on a lo..hi axis."""
     top = 40 + 18 * ((len(series) + 2) // 3)
     height = top + ROW_HEIGHT * len(rows) + 40
-    width = LABEL_WIDTH + PLOT_WIDTH + 30
+    width = LABEL_WIDTH + PLOT_WIDTH + NOTE_WIDTH
 
     def x(v: float) -> float:
         v = min(max(v, lo), hi)
@@ -71,7 +72,7 @@ def forest_plot(
             )
         if undefined:
             parts.append(
-                _text(LABEL_WIDTH + PLOT_WIDTH + 5, y0 + 16, "undefined: " + ", ".join(undefined), "end", 'fill="#a00"')
+                _text(LABEL_WIDTH + PLOT_WIDTH + 20, y0 + 16, "undefined: " + ", ".join(undefined), extra='fill="#a00"')
             )
     return _svg(width, height, parts, title)
 

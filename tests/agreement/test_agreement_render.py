@@ -10,7 +10,15 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from reviewer.agreement import build_report, render_csv, render_json, render_markdown, render_text, write_report
+from reviewer.agreement import (
+    build_report,
+    render_csv,
+    render_html,
+    render_json,
+    render_markdown,
+    render_text,
+    write_report,
+)
 from reviewer.errors import ReviewerError
 
 from .factories import random_review, rating, verdict_ratings
@@ -133,3 +141,22 @@ def test_write_report_picks_the_format_from_the_suffix(tmp_path, report, suffix,
 def test_unknown_suffix_is_a_clear_error(tmp_path, report):
     with pytest.raises(ReviewerError, match=r"r\.pdf.*\.html"):
         write_report(report, tmp_path / "r.pdf")
+
+
+def test_charts_write_undefined_instead_of_plotting_a_number():
+    ratings = verdict_ratings([("pass", "pass")] * 10, strata={"category": "A"})
+    ratings += verdict_ratings([("pass", "fix"), ("fix", "fix"), ("reject", "pass")] * 5, strata={"category": "B"})
+    for r in ratings:
+        r.item_id = r.strata["category"] + r.item_id
+    report = build_report(ratings, bootstrap=50)
+    assert report.by_stratum["category"]["A"]["verdict"]["cohen_kappa"].value is None
+    [chart] = [s for s in re.findall(r"<svg.*?</svg>", render_html(report), re.S) if "by category" in s]
+    texts = [t.text for t in ET.fromstring(chart).iter("{http://www.w3.org/2000/svg}text")]
+    assert "undefined: Cohen's kappa" in texts
+    # Category B's kappa and both AC1 values are drawn; A's kappa is not.
+    points = [
+        c.find("{http://www.w3.org/2000/svg}title").text
+        for c in ET.fromstring(chart).iter("{http://www.w3.org/2000/svg}circle")
+        if c.find("{http://www.w3.org/2000/svg}title") is not None
+    ]
+    assert sorted(p.split(":")[0] for p in points) == ["Cohen's kappa", "Gwet's AC1", "Gwet's AC1"]
