@@ -351,3 +351,27 @@ def _usage(body: dict, reply: Reply) -> tuple[int, int]:
 def _headers(handler: BaseHTTPRequestHandler) -> dict[str, str]:
     """Request headers with lower-case names (HTTP names are case-insensitive)."""
     return {name.lower(): value for name, value in handler.headers.items()}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve until interrupted: ``python -m reviewer.testing.openai_server --latency 0.2``.
+
+    Prints the base URL as the first line of stdout (flushed), so a parent
+    process (the benchmark, a manual ``reviewer run``) can read where to connect.
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Loopback OpenAI-compatible server answering 'ok'.")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds before each answer")
+    parser.add_argument("--reject", action="append", default=[], choices=REJECTABLE)
+    args = parser.parse_args(argv)
+    with OpenAIServer(latency=args.latency, reject=set(args.reject)) as server:
+        print(server.base_url, flush=True)
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
