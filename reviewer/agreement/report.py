@@ -30,6 +30,7 @@ from reviewer.agreement.fixes import FixAgreement, fix_agreement
 from reviewer.agreement.model import Rating, validate_perspectives, validate_ratings
 from reviewer.agreement.skew import skew_warnings
 from reviewer.agreement.table import PERSPECTIVE_PREFIX, build_rating_set
+from reviewer.errors import ReviewerError
 from reviewer.jobs import JobContext, silent
 
 
@@ -73,8 +74,12 @@ def build_report(
     (name -> error tags, e.g. {"call chain": [...], "query": [...]}) adds an
     error/no-error variable per perspective and NesTools' final agreement, p
     averaged over them (paper 004, A.4). Raises ``InputError`` for a bad
-    rating (see ``validate_ratings``); honours ``ctx`` cancellation between steps.
+    rating (see ``validate_ratings``), ``ReviewerError`` for a negative
+    ``bootstrap`` or ``seed``; honours ``ctx`` cancellation between steps.
     """
+    for name, value in (("bootstrap", bootstrap), ("seed", seed)):
+        if not isinstance(value, int) or value < 0:
+            raise ReviewerError(f"{name} must be a whole number, 0 or more; got {value!r}")
     ctx = ctx or silent()
     steps = 5
     ctx.progress(0, steps, "checking ratings")

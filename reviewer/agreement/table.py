@@ -140,7 +140,7 @@ def build_rating_set(ratings: Sequence[Rating], perspectives: Mapping[str, Colle
     specs += [(ANY_ERROR, ABSENT_PRESENT, False)]
     specs += [(PERSPECTIVE_PREFIX + name, ABSENT_PRESENT, False) for name in perspectives]
     specs += [(TAG_PREFIX + t, ABSENT_PRESENT, False) for t in tags]
-    codes = {name: np.full(shape, MISSING, dtype=np.int8) for name, _, _ in specs[: -len(tags) or None]}
+    codes = {name: np.full(shape, MISSING, dtype=np.int8) for name, _, _ in specs if not name.startswith(TAG_PREFIX)}
     # One block for all tags, so that a finished rating marks every tag absent in one step.
     tag_codes = np.full((len(tags), *shape), MISSING, dtype=np.int8)
     tag_index = {t: k for k, t in enumerate(tags)}

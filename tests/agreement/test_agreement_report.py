@@ -7,7 +7,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from reviewer.agreement import Rating, build_report, render_json, render_markdown
-from reviewer.errors import InputError
+from reviewer.errors import InputError, ReviewerError
 from reviewer.jobs import Cancelled, JobContext
 
 from .factories import random_review, rating, verdict_ratings
@@ -322,3 +322,10 @@ def test_nestools_final_agreement_averages_p_over_perspectives():
 def test_perspectives_must_name_tags():
     with pytest.raises(InputError, match=r"perspectives\['query'\].*list of error tag names"):
         build_report([rating("i1", "a")], bootstrap=0, perspectives={"query": "vague_query"})
+
+
+@pytest.mark.parametrize("kwargs", [{"bootstrap": -1}, {"seed": -3}, {"bootstrap": 1.5}])
+def test_bad_bootstrap_settings_are_refused_clearly(kwargs):
+    name = next(iter(kwargs))
+    with pytest.raises(ReviewerError, match=f"{name} must be a whole number"):
+        build_report([rating("i1", "a")], **kwargs)
