@@ -52,6 +52,14 @@ def _annotating_child(db_url: str, log_path: str, trial: int, ready) -> None:
         n += 1
 
 
+def _process_context():
+    """Children forked from a clean server process: fast like fork, but never a copy of
+    this test process's threads (Qt, pools) that could leave a lock held in the child."""
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["reviewer.store", "reviewer.review.annotate", "tests.review.test_reliability"])
+    return ctx
+
+
 def _prepare(db_url: str) -> None:
     store = Store(db_url)
     import_dataset(store.engine, R.dataset([R.item(i) for i in range(ITEMS)]), silent())
@@ -61,7 +69,7 @@ def _prepare(db_url: str) -> None:
 def test_sigkill_at_random_moments_loses_no_committed_annotation(db_url, tmp_path):
     _prepare(db_url)
     log_path = str(tmp_path / "committed.log")
-    ctx = multiprocessing.get_context("fork")
+    ctx = _process_context()
     rng = random.Random(12345)
     for trial in range(TRIALS):
         ready = ctx.Event()
@@ -115,7 +123,7 @@ def _incrementing_child(db_url: str, item_id: int, rounds: int, result) -> None:
 def test_four_processes_lose_no_update_on_postgres(pg_url):
     _prepare(pg_url)
     item_id = Store(pg_url).find_item("demo", "q0").id
-    ctx = multiprocessing.get_context("fork")
+    ctx = _process_context()
     result = ctx.Queue()
     rounds = 40
     procs = [ctx.Process(target=_incrementing_child, args=(pg_url, item_id, rounds, result)) for _ in range(4)]
