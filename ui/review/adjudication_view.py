@@ -13,24 +13,25 @@ Only people whose role is adjudicator (``annotate.role_of``) see and use it.
 
 from __future__ import annotations
 
+import difflib
 import html
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
-    QGridLayout, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
-    QVBoxLayout, QWidget,
+    QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
+    QTextEdit, QVBoxLayout, QWidget,
 )
 
 from reviewer.errors import ReviewerError, StaleWrite
 from reviewer.review import annotate, resolution
-from reviewer.review.patch import Merge, apply_patch, merge
+from reviewer.review.patch import Merge, apply_patch, merge, touched_paths
 from reviewer.review.rubric import AMBIGUITY, CHECK_LABELS, VERDICTS, checks_for
 from reviewer.review.views import AnnotationView, ReviewSnapshot
 from ui import theme
 from ui.review.fix_editor import FixEditor, describe_changes, to_text
-from ui.review.widgets import Banner, ChoiceRow
+from ui.review.widgets import Banner, ChoiceRow, rich_label
 
 
 def gold_after(original: Any, ann: AnnotationView) -> Any:
@@ -62,10 +63,23 @@ def comparison_rows(a: AnnotationView, b: AnnotationView, kind: str) -> list[tup
         ("Difficulty", da.difficulty or "—", db.difficulty or "—"),
         ("Error tags", ", ".join(sorted(da.error_tags)) or "—", ", ".join(sorted(db.error_tags)) or "—"),
         ("Note", da.note or "—", db.note or "—"),
-        ("Fix", f"{len(a.patch or [])} edit(s)" if da.verdict == "fix" else "—",
-         f"{len(b.patch or [])} edit(s)" if db.verdict == "fix" else "—"),
+        ("Fix", _fix_summary(a), _fix_summary(b)),
     ]
     return rows
+
+
+def changed_lines(before: str, after: str) -> list[int]:
+    """0-based numbers of the lines of ``after`` that are new or changed against ``before``."""
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False)
+    return [j for tag, _i1, _i2, j1, j2 in matcher.get_opcodes() if tag in ("replace", "insert")
+            for j in range(j1, j2)]
+
+
+def _fix_summary(ann: AnnotationView) -> str:
+    if ann.draft.verdict != "fix":
+        return "—"
+    paths = sorted(touched_paths(ann.patch)) or ["(none)"]
+    return f"{len(ann.patch or [])} edit(s): " + ", ".join(p or "(whole value)" for p in paths)
 
 
 class GoldPane(QWidget):
@@ -79,18 +93,30 @@ class GoldPane(QWidget):
         self.text.setReadOnly(True)
         self.text.setFont(theme.monospace_font())
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.notes = QLabel("")
-        self.notes.setWordWrap(True)
-        self.notes.setObjectName("muted")
+        self.notes = rich_label("muted")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.notes)
 
-    def show_value(self, title: str, value: Any, notes: list[str]) -> None:
+    def show_value(self, title: str, value: Any, notes: list[str], against: Any = None) -> None:
+        """Show ``value``; with ``against`` (the original), lines that differ from it are highlighted."""
         self.title.setText(title)
-        self.text.setPlainText(to_text(value) if value is not None else "")
+        text = to_text(value) if value is not None else ""
+        self.text.setPlainText(text)
+        self.changed_lines = changed_lines(to_text(against), text) if against is not None and text else []
+        selections = []
+        for line in self.changed_lines:
+            sel = QTextEdit.ExtraSelection()
+            sel.format.setBackground(theme.colors()["changed"])
+            sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            sel.cursor = QTextCursor(self.text.document().findBlockByNumber(line))
+            selections.append(sel)
+        self.text.setExtraSelections(selections)
+        if self.changed_lines:  # bring the first change into view
+            self.text.setTextCursor(QTextCursor(self.text.document().findBlockByNumber(self.changed_lines[0])))
+            QTimer.singleShot(0, self.text.centerCursor)  # once the pane has its size
         self.notes.setText("<br>".join(html.escape(n) for n in notes[:8])
                            + (f"<br>… {len(notes) - 8} more" if len(notes) > 8 else ""))
 
@@ -117,17 +143,15 @@ class AdjudicationPanel(QWidget):
     def _build(self) -> None:
         self.title = QLabel("Adjudication")
         self.title.setObjectName("heading")
-        self.access = QLabel("")
-        self.access.setWordWrap(True)
+        self.access = rich_label()
         self.banner = Banner("Reload")
         self.banner.action.clicked.connect(self.reload)
 
         self.table = QTableWidget(0, 2)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.reasons = QLabel("")
-        self.reasons.setWordWrap(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.reasons = rich_label()
 
         self.panes = {k: GoldPane(t) for k, t in
                       (("original", "Original gold"), ("a", "Fix A"), ("b", "Fix B"), ("merge", "Merge of A and B"))}
@@ -163,13 +187,13 @@ class AdjudicationPanel(QWidget):
         self.rationale.setPlaceholderText("Rationale (required): why this decision")
         self.rationale.setMaximumHeight(60)
         self.rationale.textChanged.connect(self._update_problems)
-        self.problems = QLabel("")
-        self.problems.setWordWrap(True)
+        self.problems = rich_label()
         self.settle_button = QPushButton("Settle")
         self.settle_button.clicked.connect(self.settle)
         self.status = QLabel("")
         self.status.setObjectName("muted")
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
 
         form = QGridLayout()
         form.addWidget(QLabel("Verdict"), 0, 0)
@@ -202,7 +226,7 @@ class AdjudicationPanel(QWidget):
         dl.addLayout(form)
         dl.addLayout(settle_row)
         top.addWidget(decide)
-        top.setStretchFactor(0, 2)
+        top.setStretchFactor(0, 0)
         top.setStretchFactor(1, 3)
         top.setStretchFactor(2, 4)
         body.addWidget(top, 1)
@@ -251,7 +275,7 @@ class AdjudicationPanel(QWidget):
         if len(anns) < 2:
             self.a = self.b = None
             self.body.setVisible(False)
-            self.access.setText(f"{d.record_id} has {len(anns)} annotation(s) with a verdict; "
+            self.access.setText(f"{html.escape(d.record_id)} has {len(anns)} annotation(s) with a verdict; "
                                 "adjudication needs two.")
             self.access.show()
             return
@@ -281,6 +305,10 @@ class AdjudicationPanel(QWidget):
             if va != vb:
                 self.differing_rows.append(i)
         self.table.resizeRowsToContents()
+        # Every row visible without scrolling: the comparison is what the adjudicator reads first.
+        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + sum(
+            self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        self.table.setMinimumHeight(min(height, 420))
         reasons = resolution.differences(self.a.draft, self.b.draft)
         self.reasons.setText("Disagreement: " + html.escape("; ".join(reasons)) if reasons
                              else "The two annotations agree (automatic resolution was off).")
@@ -291,7 +319,7 @@ class AdjudicationPanel(QWidget):
             if ann.draft.verdict == "fix":
                 value = gold_after(original, ann)
                 notes = describe_changes(original, value, ann.patch)
-                self.panes[key].show_value(f"Fix {key.upper()} ({ann.annotator})", value, notes)
+                self.panes[key].show_value(f"Fix {key.upper()} ({ann.annotator})", value, notes, original)
             else:
                 self.panes[key].show_value(f"{key.upper()} ({ann.annotator}): {ann.draft.verdict}, no fix", None,
                                            [f"{ann.annotator} did not change the gold"])
@@ -303,7 +331,7 @@ class AdjudicationPanel(QWidget):
         else:
             self.panes["merge"].notes.setStyleSheet("")
             self.panes["merge"].show_value("Merge of A and B", self.merged.merged,
-                                           describe_changes(original, self.merged.merged))
+                                           describe_changes(original, self.merged.merged), original)
         self.pick_merge.setEnabled(not self.merged.conflicts)
         self.pick_a.setText(f"Take A ({self.a.annotator})")
         self.pick_b.setText(f"Take B ({self.b.annotator})")

@@ -43,7 +43,7 @@ from reviewer.review.rubric import (
 from reviewer.review.views import AnnotationView, ReviewSnapshot
 from ui import theme
 from ui.review.fix_editor import FixEditor
-from ui.review.widgets import Banner, ChoiceRow, summarize
+from ui.review.widgets import Banner, ChoiceRow, rich_label, summarize
 
 NOTE_SAVE_DELAY_MS = 700
 VERDICT_KEYS = {"pass": "P", "fix": "F", "reject": "R"}
@@ -86,6 +86,7 @@ class AnnotationPanel(QWidget):
         self.title = QLabel("Annotation")
         self.title.setObjectName("heading")
         self.who = QLabel("")
+        self.who.setTextFormat(Qt.TextFormat.PlainText)
         self.who.setObjectName("muted")
         self.banner = Banner("Reload")
         self.banner.action.clicked.connect(self.reload)
@@ -131,14 +132,12 @@ class AnnotationPanel(QWidget):
         self.note.setMaximumHeight(70)
         self.note.textChanged.connect(self._note_edited)
 
-        self.problems_label = QLabel("")
-        self.problems_label.setWordWrap(True)
-        self.others_label = QLabel("")
-        self.others_label.setWordWrap(True)
-        self.others_label.setTextFormat(Qt.TextFormat.RichText)
+        self.problems_label = rich_label()
+        self.others_label = rich_label()
         self.status = QLabel("")
         self.status.setObjectName("muted")
         self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # messages quote store errors verbatim
 
         head = QHBoxLayout()
         head.addWidget(self.title)
@@ -156,11 +155,12 @@ class AnnotationPanel(QWidget):
         tags_title = QLabel("Error tags")
         tags_title.setObjectName("sectionTitle")
         layout.addWidget(tags_title)
-        layout.addWidget(self.tags, 1)
+        layout.addWidget(self.tags)
         layout.addWidget(self.note)
         layout.addWidget(self.problems_label)
         layout.addWidget(self.others_label)
         layout.addWidget(self.status)
+        layout.addStretch(1)
 
     def _bind_keys(self) -> None:
         bindings = [(k, lambda v=v: self.set_verdict(v)) for v, k in VERDICT_KEYS.items()]
@@ -210,7 +210,7 @@ class AnnotationPanel(QWidget):
         self.stale = False
         self.banner.hide()
         self.title.setText(f"Annotation · {self.detail.record_id}")
-        self.who.setText(f"as {html.escape(self.session.name)}")
+        self.who.setText(f"as {self.session.name}")
         self._set_enabled(True)
         self._refresh()
         self._show_others()
@@ -249,6 +249,10 @@ class AnnotationPanel(QWidget):
             self.tags.addTopLevelItem(top)
         self.tags.expandAll()
         self.tags.blockSignals(False)
+        # Tall enough for every tag of the kind, no taller: the rest of the panel keeps its room.
+        rows = self.tags.topLevelItemCount() + sum(
+            self.tags.topLevelItem(i).childCount() for i in range(self.tags.topLevelItemCount()))
+        self.tags.setFixedHeight(min(360, rows * self.tags.fontMetrics().height() * 13 // 10 + 8))
         depth = self.detail.depth if self.detail else None
         hint = suggested_difficulty(depth)
         self.suggested.setText(f"Suggested: {hint.capitalize()} (depth {depth}); press D to confirm or correct"

@@ -29,6 +29,7 @@ from reviewer.kinds import ItemKind
 from reviewer.review.patch import make_patch
 from reviewer.review.rubric import MANY_FIX_OPERATIONS
 from ui import theme
+from ui.review.widgets import rich_label
 
 VALIDATE_DELAY_MS = 150
 MAX_LISTED_CHANGES = 500
@@ -99,12 +100,9 @@ class FixEditor(QWidget):
         self.line = QLineEdit()
         self.line.setFont(theme.monospace_font())
         self.line.hide()
-        self.syntax_label = QLabel("")
-        self.syntax_label.setWordWrap(True)
-        self.schema_label = QLabel("")
-        self.schema_label.setWordWrap(True)
-        self.ops_label = QLabel("")
-        self.ops_label.setWordWrap(True)
+        self.syntax_label = rich_label()
+        self.schema_label = rich_label()
+        self.ops_label = rich_label()
         changes_title = QLabel("Changes against the original gold")
         changes_title.setObjectName("sectionTitle")
         self.change_list = QListWidget()

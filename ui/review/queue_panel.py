@@ -8,7 +8,6 @@ refresh supersedes an older one), else synchronously.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
@@ -48,6 +47,7 @@ class QueuePanel(QWidget):
         self.queues: Queues | None = None
 
         self.mine_label = QLabel("")
+        self.mine_label.setTextFormat(Qt.TextFormat.PlainText)
         self.mine_bar = QProgressBar()
         self.mine_bar.setTextVisible(True)
         self.dataset_label = QLabel("")
@@ -105,7 +105,7 @@ class QueuePanel(QWidget):
     def _show(self, queues: Queues) -> None:
         self.queues = queues
         p = queues.progress
-        self.mine_label.setText(f"You ({html.escape(self.session.name)}) annotated {p.mine} of {p.items} items")
+        self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine} of {p.items} items")
         self.mine_bar.setRange(0, max(1, p.items))
         self.mine_bar.setValue(p.mine)
         self.dataset_label.setText(

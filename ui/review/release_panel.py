@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.review import release
+from ui.review.widgets import rich_label
 
 
 def reason_group(reason: str) -> str:
@@ -59,8 +60,8 @@ class ReleasePanel(QWidget):
 
         title = QLabel("Gold release")
         title.setObjectName("heading")
-        self.summary = QLabel("No dataset chosen.")
-        self.summary.setWordWrap(True)
+        self.summary = rich_label()
+        self.summary.setText("No dataset chosen.")
         self.reason_list = QListWidget()
         self.refresh_button = QPushButton("Recount")
         self.refresh_button.clicked.connect(self.refresh)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from reviewer.review.rubric import Draft
@@ -21,6 +21,15 @@ class ChoiceRow(QWidget):
         super().__init__(parent)
         self.value: object = None
         self.buttons: dict[object, QPushButton] = {}
+        # The chosen button must stand out at a glance (the default checked look is faint).
+        # Every state is styled alike so a chosen button keeps its size.
+        self.setStyleSheet(
+            "QPushButton { border: 1px solid palette(mid); border-radius: 3px; padding: 3px 12px;"
+            " background: palette(button); }"
+            "QPushButton:hover { border-color: palette(highlight); }"
+            "QPushButton:checked { background: palette(highlight); color: palette(highlighted-text);"
+            " border-color: palette(highlight); }"
+            "QPushButton:disabled { color: palette(mid); background: palette(window); }")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -51,6 +60,7 @@ class Banner(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.label = QLabel("")
         self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.action = QPushButton(action_text)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
@@ -79,3 +89,13 @@ def summarize(draft: Draft) -> str:
     if draft.note:
         parts.append(f"“{html.escape(draft.note)}”")
     return " · ".join(parts)
+
+
+def rich_label(object_name: str | None = None) -> QLabel:
+    """A word-wrapped label that always reads its text as (escaped) HTML."""
+    label = QLabel("")
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.RichText)
+    if object_name:
+        label.setObjectName(object_name)
+    return label

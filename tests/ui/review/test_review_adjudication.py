@@ -54,7 +54,9 @@ def test_side_by_side_highlights_the_differences(qtbot, sqlite_store, dataset, t
     headers = [view.table.horizontalHeaderItem(i).text() for i in range(2)]
     assert headers == ["A: alice", "B: bob"]
     labels = [view.table.verticalHeaderItem(r).text() for r in view.differing_rows]
-    assert labels == ["Ambiguity", "Note"]
+    assert labels == ["Ambiguity", "Note", "Fix"]
+    fix_row = view.differing_rows[-1]
+    assert [view.table.item(fix_row, c).text() for c in (0, 1)] == ["1 edit(s): /answer", "1 edit(s): /n"]
     assert "ambiguity low vs medium" in view.reasons.text() and "two fixes give different gold" in view.reasons.text()
     assert '"X"' in view.panes["a"].text.toPlainText() and "10" in view.panes["b"].text.toPlainText()
     assert '"X"' in view.panes["merge"].text.toPlainText() and "10" in view.panes["merge"].text.toPlainText()

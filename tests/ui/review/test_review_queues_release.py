@@ -1,0 +1,130 @@
+"""Queues, progress, the release panel and the workspace that hosts them, with
+the real job runner (results arrive through signals; no sleeps)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from reviewer.review import resolution
+from reviewer.review.annotate import save_annotation
+from reviewer.review.rubric import Draft
+from ui.jobs import JobRunner
+from ui.review.queue_panel import QueuePanel
+from ui.review.release_panel import ReleasePanel
+from ui.review.session import SETTINGS_KEY, ReviewSession
+from ui.review.workspace import ReviewWorkspace
+
+OK = {"schema_conformance": True, "content_faithfulness": True, "cross_field_consistency": True}
+
+
+def passed(**kw):
+    return Draft(**({"verdict": "pass", "checks": dict(OK), "ambiguity": "low", "difficulty": "medium"} | kw))
+
+
+@pytest.fixture
+def runner(qapp):
+    r = JobRunner()
+    yield r
+    r.shutdown()
+
+
+@pytest.fixture
+def reviewed(sqlite_store, dataset):
+    """q0 agreed (auto-settled), q1 small disagreement, q2 verdicts disagree, q3 only alice."""
+    ids = dataset[1]
+    save_annotation(sqlite_store, ids["q0"], "alice", passed(), None)
+    save_annotation(sqlite_store, ids["q0"], "bob", passed(), None)
+    save_annotation(sqlite_store, ids["q1"], "alice", passed(), None)
+    save_annotation(sqlite_store, ids["q1"], "bob", passed(difficulty="hard"), None)
+    save_annotation(sqlite_store, ids["q2"], "alice", passed(), None)
+    save_annotation(sqlite_store, ids["q2"], "bob", Draft(verdict="reject", ambiguity="high"), None)
+    save_annotation(sqlite_store, ids["q3"], "alice", passed(), None)
+    return ids
+
+
+def test_progress_and_queue_sorted_by_disagreement_with_reasons(qtbot, sqlite_store, dataset, reviewed, alice,
+                                                                 runner):
+    panel = QueuePanel(alice, runner)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.refreshed, timeout=10000):
+        panel.set_dataset(dataset[0])
+    assert panel.mine_label.text() == "You (alice) annotated 4 of 5 items"
+    assert panel.mine_bar.value() == 4 and panel.mine_bar.maximum() == 5
+    assert "3 annotated twice" in panel.dataset_label.text()
+    assert "2 disagreement(s)" in panel.dataset_label.text() and "1 settled (1 automatically" in panel.dataset_label.text()
+    rows = [panel.queue_list.item(i) for i in range(panel.queue_list.count())]
+    assert [r.data(Qt.ItemDataRole.UserRole) for r in rows] == [reviewed["q2"], reviewed["q1"]]
+    assert "verdict pass vs reject" in rows[0].text() and "difficulty medium vs hard" in rows[1].text()
+
+
+def test_next_unannotated_and_activating_a_queue_entry(qtbot, sqlite_store, dataset, reviewed, alice, carol):
+    panel = QueuePanel(alice)  # no runner: synchronous
+    qtbot.addWidget(panel)
+    panel.set_dataset(dataset[0])
+    with qtbot.waitSignal(panel.navigate) as sig:
+        panel.next_unannotated()
+    assert sig.args == [reviewed["x0"]]  # the only item alice has not annotated
+    with qtbot.waitSignal(panel.navigate) as sig:
+        panel._activated(panel.queue_list.item(0))  # an annotator is taken to the item
+    assert sig.args == [reviewed["q2"]]
+    adj_panel = QueuePanel(carol)
+    qtbot.addWidget(adj_panel)
+    adj_panel.set_dataset(dataset[0])
+    with qtbot.waitSignal(adj_panel.adjudicate_requested) as sig:
+        adj_panel._activated(adj_panel.queue_list.item(0))  # an adjudicator to its adjudication
+    assert sig.args == [reviewed["q2"]]
+
+
+def test_release_counts_reasons_and_exports_gold_jsonl(qtbot, sqlite_store, dataset, reviewed, carol, runner,
+                                                      tmp_path):
+    resolution.adjudicate(sqlite_store, reviewed["q1"], "carol", "pass", None, "difficulty is medium",
+                          {"ambiguity": "low", "difficulty": "medium"}, None)
+    panel = ReleasePanel(carol, runner)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.counted, timeout=10000):
+        panel.set_dataset(dataset[0])
+    assert (panel.released, panel.total) == (2, 5)
+    assert "<b>2</b> of 5 items are released as Gold" in panel.summary.text()
+    assert panel.reasons == {"not settled by dual review yet": 3}
+    out = tmp_path / "gold.jsonl"
+    with qtbot.waitSignal(panel.exported, timeout=10000):
+        panel.export("jsonl", out)
+    lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert [x["record_id"] for x in lines] == ["q0", "q1"]
+    assert lines[1]["provenance"]["adjudicator"] == "carol"
+    assert "Exported 2 Gold item(s)" in panel.status.text()
+
+
+def test_identity_is_persisted_in_settings(qapp, sqlite_store, tmp_path):
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    session = ReviewSession(sqlite_store, settings)
+    session.set_identity("erin", "adjudicator")
+    again = ReviewSession(sqlite_store, QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    assert again.name == "erin" and again.is_adjudicator
+    assert settings.value(SETTINGS_KEY) == "erin"
+    with pytest.raises(ValueError):
+        session.set_identity("   ")
+
+
+def test_workspace_routes_navigation_and_refreshes_after_saves(qtbot, sqlite_store, dataset, runner, tmp_path):
+    settings = QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat)
+    settings.setValue(SETTINGS_KEY, "alice")
+    ws = ReviewWorkspace(sqlite_store, runner, settings)
+    qtbot.addWidget(ws)
+    ids = dataset[1]
+    with qtbot.waitSignal(ws.queues.refreshed, timeout=10000):
+        ws.show_item(sqlite_store.item(ids["q0"]))
+    assert ws.queues.mine_bar.value() == 0
+    with qtbot.waitSignal(ws.queues.refreshed, timeout=10000):  # a save refreshes the counts shortly after
+        ws.annotation.set_verdict("reject")
+    assert ws.queues.mine_bar.value() == 1
+    with qtbot.waitSignal(ws.navigate) as sig:
+        ws.annotation.save_and_next()
+    assert sig.args == [ids["q1"]]
+    ws.setCurrentWidget(ws.release)
+    qtbot.waitUntil(lambda: ws.release.total == 5, timeout=10000)
+    ws.setCurrentWidget(ws.adjudication)
+    assert "Only adjudicators" in ws.adjudication.access.text()
