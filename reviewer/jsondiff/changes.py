@@ -36,7 +36,9 @@ class Change:
     - ``moved``: the element is equal (or its differences are reported as their own
       changes) but found at another index; ``left_path`` and ``right_path`` give both.
     - ``string_ops``: for ``changed`` strings at least ``string_ops_min_length``
-      long, the character-level opcodes without the "equal" runs.
+      long, the character-level opcodes without the "equal" runs. When the
+      differing middle of two long strings is too long to match character by
+      character quickly, it is one "replace" span.
     """
 
     kind: ChangeKind

@@ -191,15 +191,8 @@ def test_character_level_ops_for_long_strings():
     (change,) = diff({"t": before}, {"t": after})
     ops = change.string_ops
     assert ops is not None
-    # Applying the ops to the left string gives the right string.
-    rebuilt, last = [], 0
-    for tag, i1, i2, j1, j2 in ops:
-        assert tag in ("replace", "delete", "insert")
-        rebuilt.append(before[last:i1])
-        rebuilt.append(after[j1:j2])
-        last = i2
-    rebuilt.append(before[last:])
-    assert "".join(rebuilt) == after
+    assert all(tag in ("replace", "delete", "insert") for tag, *_ in ops)
+    assert apply_ops(before, after, ops) == after
     # Only the edited words are marked, not the whole string.
     assert sum(i2 - i1 for _, i1, i2, _, _ in ops) < 12
     # Short strings carry no ops.
@@ -251,3 +244,30 @@ def test_repeated_values_edited_in_place_are_not_moves():
 def test_many_changed_values_are_found_exactly():
     left, right, changed = filings_pair(records=200, changes=1500, seed=8)
     assert [c.path for c in diff(left, right)] == changed
+
+
+def apply_ops(before, after, ops):
+    rebuilt, last = [], 0
+    for _, i1, i2, j1, j2 in ops:
+        rebuilt.append(before[last:i1])
+        rebuilt.append(after[j1:j2])
+        last = i2
+    rebuilt.append(before[last:])
+    return "".join(rebuilt)
+
+
+def test_character_ops_in_very_long_strings():
+    words = " ".join(f"word{i}" for i in range(20000))
+    edited = words.replace("word12345 ", "WORD ", 1)
+    (change,) = diff({"t": words}, {"t": edited})
+    assert apply_ops(words, edited, change.string_ops) == edited
+    assert sum(i2 - i1 for _, i1, i2, _, _ in change.string_ops) <= len("word12345")
+    # Edits far apart in a long string: the span between them is one replacement.
+    edited_twice = edited + " appended"
+    (change,) = diff({"t": words}, {"t": edited_twice})
+    assert apply_ops(words, edited_twice, change.string_ops) == edited_twice
+    assert len(change.string_ops) == 1
+    # Long strings with nothing in common: one replaced span, at once.
+    other = "x" * 30000
+    (change,) = diff({"t": words}, {"t": other})
+    assert change.string_ops == (("replace", 0, len(words), 0, len(other)),)
