@@ -202,6 +202,51 @@ def cmd_agree(args) -> int:
     return EXIT_OK
 
 
+def cmd_run(args) -> int:
+    from reviewer.rerun.config import RunConfig
+    from reviewer.rerun.job import rerun
+    from reviewer.store import ItemQuery
+
+    store = _store(args)
+    ds = store.dataset(args.dataset)
+    options = {}
+    for pair in args.option or []:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ReviewerError(f"--option {pair!r}: expected KEY=VALUE")
+        try:
+            options[key] = json.loads(value)
+        except ValueError:
+            options[key] = value
+    config = RunConfig(
+        base_url=args.base_url, model=args.model, api_key_env=args.api_key_env, keyring_service=args.keyring,
+        temperature=args.temperature, max_tokens=args.max_tokens, seed=args.seed, concurrency=args.concurrency,
+        timeout=args.timeout, retries=args.retries, replications=args.replications, strategy=args.strategy,
+        strategy_options=options, cache=not args.no_cache,
+    )
+    item_ids = None
+    if args.items or args.edited_only:
+        query = ItemQuery(dataset_id=ds.id, edited=True if args.edited_only else None)
+        rows = store.item_page(query, 0, store.count_items(query))
+        wanted = set(args.items.split(",")) if args.items else None
+        item_ids = [r.id for r in rows if wanted is None or r.record_id in wanted]
+    name = args.name or f"{args.model} {args.strategy}"
+    report = rerun(store, ds.id, name, config, JobContext(_terminal_progress()), item_ids=item_ids,
+                   retry_errors_only=args.retry_errors)
+    s = report.summary
+    print(f"\nrun {report.run!r}: {report.planned} calls planned, {s.ok} ok, {s.errors} errors, "
+          f"{s.cached} from cache, {s.retries} retries")
+    for note in s.adaptations:
+        print(f"  endpoint adaptation: {note}")
+    if args.score:
+        from reviewer.scoring.job import score_run
+
+        result = score_run(store, report.run_id, "faithful", JobContext(_terminal_progress()))
+        overall = result.by_category.get("(all)", {})
+        print(f"scored {result.scored} outputs: mean {_fmt(overall.get('mean'))}, pass rate {_fmt(overall.get('pass_rate'))}")
+    return EXIT_OK if s.errors == 0 else EXIT_ERROR
+
+
 def cmd_formats(args) -> int:
     from reviewer.formats.registry import dataset_formats, run_formats
 
@@ -293,6 +338,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the 95%% intervals (0: none)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (same seed, same intervals)")
     p.set_defaults(func=cmd_agree)
+
+    p = sub.add_parser("run", parents=[common], help="rerun a model on a dataset (OpenAI-compatible endpoint)")
+    p.add_argument("dataset", help="dataset name or id")
+    p.add_argument("--base-url", required=True, help="the endpoint, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--model", required=True)
+    p.add_argument("--name", help="run name (default: MODEL STRATEGY); an existing run is continued")
+    p.add_argument("--api-key-env", help="name of the environment variable holding the API key (never the key)")
+    p.add_argument("--keyring", help="system keyring service holding the API key")
+    p.add_argument("--strategy", default="default", help="prompt strategy of the item kind (see the docs)")
+    p.add_argument("--option", action="append", metavar="KEY=VALUE", help="strategy option (repeatable)")
+    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--max-tokens", type=int, default=1000)
+    p.add_argument("--seed", type=int)
+    p.add_argument("--concurrency", type=int, default=4)
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds for one request")
+    p.add_argument("--retries", type=int, default=3)
+    p.add_argument("--replications", type=int, default=1)
+    p.add_argument("--no-cache", action="store_true", help="send every request even if an identical one was answered")
+    p.add_argument("--items", help="comma-separated record ids (default: all)")
+    p.add_argument("--edited-only", action="store_true", help="only items whose gold was fixed")
+    p.add_argument("--retry-errors", action="store_true", help="only retry the calls that failed before")
+    p.add_argument("--score", action="store_true", help="score the run when it is done")
+    p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("formats", parents=[common], help="list the dataset and prediction formats")
     p.set_defaults(func=cmd_formats)
