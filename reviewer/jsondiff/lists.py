@@ -11,7 +11,6 @@ change list and the side-by-side view, so the two always agree.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import defaultdict, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -296,24 +295,41 @@ def _key_value(element, key: str):
 
 
 def _out_of_order(pairs: list[tuple[int, int, bool]]) -> set[int]:
-    """Left indexes of the pairs off one longest chain increasing in both indexes."""
-    if len(pairs) < 2:
-        return set()
-    # Longest increasing subsequence of right indexes (pairs are sorted by left index).
-    tails: list[int] = []  # right index ending the best chain of each length
-    tail_at: list[int] = []  # position in ``pairs`` of that chain end
+    """Left indexes of the pairs off one longest chain increasing in both indexes.
+
+    Among the longest chains, the one keeping most elements at their own index
+    wins, so that swapping two elements reports those two as moved and not a
+    third that happens to be in between.
+    """
+    rights = [j for _, j, _ in pairs]
+    if all(a < b for a, b in zip(rights, rights[1:])):
+        return set()  # already in order: the usual case, decided without the tree
+    # Weighted longest increasing subsequence of right indexes (pairs are
+    # sorted by left index) with a Fenwick tree of prefix maxima over right
+    # indexes. Length dominates the weight; staying in place breaks ties.
+    unit = len(pairs) + 1
+    size = max(j for _, j, _ in pairs) + 2
+    tree: list[tuple[int, int]] = [(0, -1)] * (size + 1)  # (score, position in pairs)
     previous = [-1] * len(pairs)
-    for pos, (_, j, _) in enumerate(pairs):
-        k = bisect_left(tails, j)
-        if k == len(tails):
-            tails.append(j)
-            tail_at.append(pos)
-        else:
-            tails[k] = j
-            tail_at[k] = pos
-        previous[pos] = tail_at[k - 1] if k else -1
+    best = (0, -1)
+    for pos, (i, j, _) in enumerate(pairs):
+        k, found = j, (0, -1)  # best chain ending at a right index < j
+        while k > 0:
+            if tree[k] > found:
+                found = tree[k]
+            k -= k & -k
+        score = found[0] + unit + (1 if i == j else 0)
+        previous[pos] = found[1]
+        entry = (score, pos)
+        k = j + 1
+        while k <= size:
+            if tree[k] < entry:
+                tree[k] = entry
+            k += k & -k
+        if entry > best:
+            best = entry
     keep = set()
-    pos = tail_at[-1]
+    pos = best[1]
     while pos != -1:
         keep.add(pos)
         pos = previous[pos]

@@ -271,3 +271,8 @@ def test_character_ops_in_very_long_strings():
     other = "x" * 30000
     (change,) = diff({"t": words}, {"t": other})
     assert change.string_ops == (("replace", 0, len(words), 0, len(other)),)
+
+
+def test_swapped_elements_are_the_ones_reported_moved():
+    # The middle element stays where it was; the two swapped ones moved.
+    assert summary(diff(["A", "B", "C"], ["C", "B", "A"])) == [("moved", (0,), (2,)), ("moved", (2,), (0,))]
