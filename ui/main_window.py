@@ -22,6 +22,7 @@ from reviewer.store.queries import ItemQuery
 from ui import theme
 from ui.jobs import JobRunner
 from ui.models.item_table import COL, ItemTableModel
+from ui.review.dock import install as install_review
 from ui.views.filter_bar import FilterBar
 from ui.views.item_view import ItemView
 
@@ -128,6 +129,7 @@ class MainWindow(QMainWindow):
         self.runner.active_changed.connect(self._on_active)
 
         self._build_actions()
+        install_review(self)  # the review dock and menu (ui/review)
         self._restore()
         self.refresh_datasets()
 

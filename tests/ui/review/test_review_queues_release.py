@@ -11,7 +11,6 @@ from PySide6.QtCore import QSettings, Qt
 from reviewer.review import resolution
 from reviewer.review.annotate import save_annotation
 from reviewer.review.rubric import Draft
-from ui.jobs import JobRunner
 from ui.review.queue_panel import QueuePanel
 from ui.review.release_panel import ReleasePanel
 from ui.review.session import SETTINGS_KEY, ReviewSession
@@ -22,13 +21,6 @@ OK = {"schema_conformance": True, "content_faithfulness": True, "cross_field_con
 
 def passed(**kw):
     return Draft(**({"verdict": "pass", "checks": dict(OK), "ambiguity": "low", "difficulty": "medium"} | kw))
-
-
-@pytest.fixture
-def runner(qapp):
-    r = JobRunner()
-    yield r
-    r.shutdown()
 
 
 @pytest.fixture

@@ -1,0 +1,36 @@
+"""The review dock inside the real main window: the shown item reaches the
+annotation panel, the verdict keys work from the item table, and N moves the
+table's selection to the next item I have not annotated."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from reviewer.review.annotate import snapshot
+from tests.ui.conftest import open_dataset
+
+
+def test_dock_follows_the_item_view_and_keys_annotate_from_the_table(qtbot, window, demo_store):
+    open_dataset(qtbot, window, "tool_qa")
+    ws = window.review
+    qtbot.waitUntil(lambda: ws.annotation.detail is not None and ws.annotation.detail.kind == "tool_qa",
+                    timeout=5000)
+    first = ws.annotation.detail
+    window.activateWindow()
+    window.table.setFocus()
+    qtbot.waitUntil(window.table.hasFocus, timeout=3000)
+    qtbot.keyClick(window.table, Qt.Key.Key_R)  # a verdict key pressed while browsing the table
+    mine = snapshot(demo_store, first.id, ws.session.name).mine
+    assert mine is not None and mine.draft.verdict == "reject"
+    qtbot.keyClick(window.table, Qt.Key.Key_N)
+    qtbot.waitUntil(lambda: ws.annotation.detail.id != first.id, timeout=5000)
+    assert window.item_view.bundle.detail.id == ws.annotation.detail.id
+    assert window.model.item_id(window.current_row()) == ws.annotation.detail.id
+    assert snapshot(demo_store, ws.annotation.detail.id, ws.session.name).mine is None
+
+
+def test_review_menu_offers_identity_next_and_export(qtbot, window):
+    menus = {a.text(): a.menu() for a in window.menuBar().actions()}
+    texts = [a.text() for a in menus["&Review"].actions() if a.text()]
+    assert texts[:4] == ["Identity…", "Next item I have not annotated", "Adjudication queue", "Export Gold…"]
+    assert "Review" in texts  # the dock's show/hide toggle
