@@ -434,7 +434,7 @@ class AnnotationPanel(QWidget):
             return None
         errors = [p for p in problems(draft, self.detail.kind, self._patch_ops(draft)) if p.level == "error"]
         if errors:
-            self._set_status("Not saved yet: " + "; ".join(p.message for p in errors))
+            self._set_status("Not saved yet: resolve the problem shown above.")
             return None
         try:
             view = annotate.save_annotation(self.store, self.detail.id, self.session.name, draft, self.version)

@@ -8,11 +8,12 @@ calls ``install``; everything else about review lives here.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDockWidget
 
 from ui.review.workspace import ReviewWorkspace
 
+TABLE_REFRESH_DELAY_MS = 500
 NEARBY_ROWS = 400  # rows after the current one searched for the item to show (a page or two)
 
 
@@ -28,6 +29,11 @@ def install(window) -> ReviewWorkspace:
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
     window.item_view.loaded.connect(lambda bundle: ws.show_item(bundle.detail))
     ws.navigate.connect(lambda item_id: show_item(window, item_id))
+    # The table's Review column reads annotations: repaint it once a burst of saves pauses.
+    repaint = QTimer(ws, singleShot=True, interval=TABLE_REFRESH_DELAY_MS)
+    repaint.timeout.connect(window.model.refresh)
+    ws.annotation.saved.connect(repaint.start)
+    ws.adjudication.settled.connect(repaint.start)
     menu = window.menuBar().addMenu("&Review")
     for action in ws.actions_for_menu():
         menu.addAction(action)

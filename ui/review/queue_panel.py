@@ -52,7 +52,9 @@ class QueuePanel(QWidget):
         self.mine_bar.setTextVisible(True)
         self.dataset_label = QLabel("")
         self.dataset_label.setObjectName("muted")
-        self.dataset_label.setWordWrap(True)
+        # Two short unwrapped lines, with their room reserved before any text arrives: the
+        # splitter hosting this panel sizes it once and must not squeeze them later.
+        self.dataset_label.setMinimumHeight(self.dataset_label.fontMetrics().lineSpacing() * 2 + 4)
         self.next_button = QPushButton("Next item I have not annotated  (N)")
         self.next_button.clicked.connect(self.next_unannotated)
         self.refresh_button = QPushButton("Refresh")
@@ -63,6 +65,7 @@ class QueuePanel(QWidget):
         queue_title.setObjectName("sectionTitle")
         self.queue_list = QListWidget()
         self.queue_list.setWordWrap(True)
+        self.queue_list.setMinimumHeight(90)
         self.queue_list.itemActivated.connect(self._activated)
         self.queue_list.itemDoubleClicked.connect(self._activated)
 
@@ -109,8 +112,8 @@ class QueuePanel(QWidget):
         self.mine_bar.setRange(0, max(1, p.items))
         self.mine_bar.setValue(p.mine)
         self.dataset_label.setText(
-            f"Dataset: {p.annotated_twice} annotated twice · {p.disagreements} disagreement(s) waiting for "
-            f"adjudication · {p.settled} settled ({p.auto_resolved} automatically, "
+            f"Dataset: {p.annotated_twice} annotated twice · {p.disagreements} disagreement(s) to adjudicate\n"
+            f"{p.settled} settled ({p.auto_resolved} automatically, "
             f"{p.settled - p.auto_resolved} by an adjudicator)")
         self.queue_list.clear()
         for entry in queues.queue:

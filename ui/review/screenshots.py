@@ -127,7 +127,47 @@ def main(argv: list[str]) -> int:
         adj.rationale.setPlainText("Both fixes are supported by the source.")
         save(adj, "adjudication_view.png", (1280, 1000))
         store.close()
+        save_main_window(Path(tmp), out, app)
     return 0
+
+
+def save_main_window(tmp: Path, out: Path, app) -> None:
+    """The main window on the UI's demo data with the review dock beside the item."""
+    from PySide6.QtCore import QSettings
+
+    from reviewer.store import Store
+    from ui.demo import build_demo_store
+    from ui.main_window import MainWindow
+
+    store = Store(str(tmp / "demo.sqlite3"))
+    build_demo_store(store)
+    settings = QSettings(str(tmp / "main.ini"), QSettings.Format.IniFormat)
+    settings.setValue("review/identity", "alice")
+    window = MainWindow(store, settings)
+    window.resize(1700, 950)
+    window.show()
+
+    def wait_for(condition) -> None:
+        for _ in range(250):  # data loads on the job runner; at most a few seconds
+            if condition():
+                return
+            app.processEvents()
+            window.runner.pool.waitForDone(20)
+
+    wait_for(lambda: bool(window.datasets))
+    window.select_dataset("demo-tool_qa")
+    wait_for(lambda: window.review.annotation.detail is not None
+             and window.review.annotation.detail.record_id.startswith("bikes"))
+    window.review.annotation.set_verdict("fix")
+    window.review.annotation.fix_dialog.close()
+    window.review.annotation.cycle_ambiguity()
+    app.processEvents()
+    path = out / "main_window_review.png"
+    window.grab().save(str(path))
+    print(path)
+    window.runner.shutdown(3000)
+    window.close()
+    store.close()
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QWidget
 
 from ui.review.adjudication_view import AdjudicationPanel
 from ui.review.annotation_panel import AnnotationPanel
@@ -38,8 +38,14 @@ class ReviewWorkspace(QTabWidget):
         self._stale_tabs: set[QWidget] = set()
 
         annotate_tab = QSplitter(Qt.Orientation.Vertical)
-        annotate_tab.addWidget(self.annotation)
+        # The panel keeps its natural height and scrolls in a short dock, rather than squeezing its rows.
+        scroller = QScrollArea()
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroller.setWidget(self.annotation)
+        annotate_tab.addWidget(scroller)
         annotate_tab.addWidget(self.queues)
+        annotate_tab.setChildrenCollapsible(False)
         annotate_tab.setStretchFactor(0, 3)
         annotate_tab.setStretchFactor(1, 1)
         self.annotate_tab = annotate_tab

@@ -46,7 +46,7 @@ def test_progress_and_queue_sorted_by_disagreement_with_reasons(qtbot, sqlite_st
     assert panel.mine_label.text() == "You (alice) annotated 4 of 5 items"
     assert panel.mine_bar.value() == 4 and panel.mine_bar.maximum() == 5
     assert "3 annotated twice" in panel.dataset_label.text()
-    assert "2 disagreement(s)" in panel.dataset_label.text() and "1 settled (1 automatically" in panel.dataset_label.text()
+    assert "2 disagreement(s) to adjudicate" in panel.dataset_label.text() and "1 settled (1 automatically" in panel.dataset_label.text()
     rows = [panel.queue_list.item(i) for i in range(panel.queue_list.count())]
     assert [r.data(Qt.ItemDataRole.UserRole) for r in rows] == [reviewed["q2"], reviewed["q1"]]
     assert "verdict pass vs reject" in rows[0].text() and "difficulty medium vs hard" in rows[1].text()
