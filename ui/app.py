@@ -6,6 +6,7 @@ first run, applies the saved theme and shows the main window.
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from PySide6.QtCore import QSettings
@@ -37,13 +38,19 @@ def main(db: str | None = None, argv: list[str] | None = None) -> int:
     except Exception as exc:  # a broken sample must not keep the app from starting
         print(f"reviewer: could not import the sample datasets: {exc}", file=sys.stderr)
 
+    from ui import parsepool
     from ui.main_window import MainWindow
 
+    parsepool.warm_up()  # the helper process that parses big responses off the GIL
     window = MainWindow(store, settings)
     window.show()
+    # Objects alive after start-up stay alive: keep full garbage collections
+    # (which hold the GIL) from walking them again and again.
+    gc.freeze()
     try:
         return app.exec()
     finally:
+        parsepool.shutdown()
         store.close()
 
 

@@ -74,7 +74,7 @@ class MainWindow(QMainWindow):
         # -- browser ----------------------------------------------------------------
         self.filters = FilterBar(self.settings)
         self.filters.changed.connect(self.apply_filters)
-        self.model = ItemTableModel(store, parent=self)
+        self.model = ItemTableModel(store, runner=self.runner, parent=self)
         self.model.query_changed.connect(self._on_count)
         self.model.load_failed.connect(lambda msg: self.statusBar().showMessage(f"database error: {msg}", 8000))
         self.table = QTableView()

@@ -58,3 +58,24 @@ def test_review_states_from_annotations_and_adjudications(store):
     ]
     assert states[ids[2]].verdicts == ("pass", "fix")
     assert browse.review_states(store, []) == {}
+
+
+def test_ordered_ids_follow_the_query_order_and_filters(store):
+    from reviewer.store.queries import ItemQuery
+
+    ds = _demo(store, 12)
+    q = ItemQuery(dataset_id=ds, sort="depth", descending=True)
+    ids = list(browse.ordered_ids(store, q))
+    assert ids == [r.id for r in store.item_page(q, 0, 100)]
+    filtered = ItemQuery(dataset_id=ds, categories=["FILTERING"])
+    assert list(browse.ordered_ids(store, filtered)) == [r.id for r in store.item_page(filtered, 0, 100)]
+
+
+def test_rows_by_ids_keep_the_order_given(store):
+    from reviewer.store.queries import ItemQuery
+
+    ds = _demo(store, 6)
+    rows = store.item_page(ItemQuery(dataset_id=ds), 0, 10)
+    wanted = [rows[4].id, rows[0].id, 10**9, rows[2].id]  # an unknown id is skipped
+    assert browse.rows_by_ids(store, wanted) == [rows[4], rows[0], rows[2]]
+    assert browse.rows_by_ids(store, []) == []

@@ -123,6 +123,7 @@ class GoldPane(QWidget):
 
 class AdjudicationPanel(QWidget):
     settled = Signal(object)  # the core's AdjudicationView after a successful settle
+    enlarge_requested = Signal()  # the host may give the view more room (its button is hidden until shown)
 
     def __init__(self, session, parent: QWidget | None = None):
         super().__init__(parent)
@@ -143,6 +144,10 @@ class AdjudicationPanel(QWidget):
     def _build(self) -> None:
         self.title = QLabel("Adjudication")
         self.title.setObjectName("heading")
+        self.enlarge_button = QPushButton("Larger window")
+        self.enlarge_button.setToolTip("The four gold panes need room: open this view in a window of its own")
+        self.enlarge_button.clicked.connect(self.enlarge_requested)
+        self.enlarge_button.hide()
         self.access = rich_label()
         self.banner = Banner("Reload")
         self.banner.action.clicked.connect(self.reload)
@@ -233,7 +238,10 @@ class AdjudicationPanel(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
-        layout.addWidget(self.title)
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.enlarge_button)
+        layout.addLayout(head)
         layout.addWidget(self.access)
         layout.addWidget(self.banner)
         layout.addWidget(self.body, 1)

@@ -27,6 +27,8 @@ def install(window) -> ReviewWorkspace:
     dock.setObjectName("reviewDock")
     dock.setWidget(ws)
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    ws.adjudication.enlarge_button.show()
+    ws.adjudication.enlarge_requested.connect(lambda: float_large(dock, window))
     window.item_view.loaded.connect(lambda bundle: ws.show_item(bundle.detail))
     ws.navigate.connect(lambda item_id: show_item(window, item_id))
     # The table's Review column reads annotations: repaint it once a burst of saves pauses.
@@ -43,6 +45,15 @@ def install(window) -> ReviewWorkspace:
     window.review = ws
     window.review_dock = dock
     return ws
+
+
+def float_large(dock: QDockWidget, window) -> None:
+    """Float the dock in a window large enough for the adjudication view's four panes
+    (the dock's title-bar button docks it back)."""
+    dock.setFloating(True)
+    size = window.size()
+    dock.resize(max(1100, size.width() * 3 // 4), max(800, size.height() * 9 // 10))
+    dock.move(window.geometry().center() - dock.rect().center())
 
 
 def show_item(window, item_id: int) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QLabel, QListWidget, QMessageBox, QPushButton, QVBoxLayout, QWidget,
 )
 
+from reviewer.jobs import silent
 from reviewer.review import release
 from ui.review.widgets import rich_label
 
@@ -42,7 +43,7 @@ def export_jsonl(ctx, store, dataset_id: int, path: Path) -> str:
 
 
 def export_source(ctx, store, dataset_id: int, out: Path) -> str:
-    paths = release.export_gold_source(store, dataset_id, out, ctx)
+    paths = release.export_gold_source(store, dataset_id, out, ctx or silent())
     return f"Exported the Gold items in the dataset's format: {', '.join(str(p) for p in paths)}"
 
 

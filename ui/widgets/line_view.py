@@ -14,7 +14,7 @@ assumed for column arithmetic; a wide glyph (CJK) may overlap its neighbour.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetricsF, QGuiApplication, QKeySequence, QPainter
 from PySide6.QtWidgets import QAbstractScrollArea
 
@@ -196,9 +196,11 @@ class LineView(QAbstractScrollArea):
         col1 = col0 + cols
         sel = self._selection()
         text_x = gw - col0 * cw
+        longest = 0
         for index in range(first, last):
             y = top + (index - first) * lh
             line = doc.lines[index]
+            longest = max(longest, len(line))
             role = doc.roles.get(index)
             if index == self._current:
                 p.fillRect(QRect(gw, y, vp.width() - gw, lh), c["current"])
@@ -215,6 +217,9 @@ class LineView(QAbstractScrollArea):
             baseline = y + self._ascent
             if len(line) > col0:
                 self._paint_text(p, c, index, line, baseline, col0, col1, text_x)
+        if longest > doc.max_len:  # big documents only know the longest line seen so far
+            doc.max_len = longest
+            QTimer.singleShot(0, self._update_scrollbars)
         if self._gutter_on:
             p.fillRect(QRect(0, top, gw - 4, vp.height() - top), c["gutter_bg"])
             p.setPen(c["gutter"])

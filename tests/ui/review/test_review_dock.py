@@ -34,3 +34,10 @@ def test_review_menu_offers_identity_next_and_export(qtbot, window):
     texts = [a.text() for a in menus["&Review"].actions() if a.text()]
     assert texts[:4] == ["Identity…", "Next item I have not annotated", "Adjudication queue", "Export Gold…"]
     assert "Review" in texts  # the dock's show/hide toggle
+
+
+def test_adjudication_can_move_to_a_larger_window(qtbot, window):
+    dock = window.review_dock
+    assert not dock.isFloating()
+    window.review.adjudication.enlarge_button.click()
+    assert dock.isFloating() and dock.width() >= 1100

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidge
 
 from reviewer.kinds import ItemKind
 from ui.itemprep import ItemBundle
-from ui.textdoc import LineDocument, python_tokens
+from ui.textdoc import LineDocument, ensure_value, python_tokens
 from ui.views.kinds.base import KindLayout
 from ui.views.panes import TextPane, section
 from ui.widgets.json_tree_view import JsonTreeView
@@ -45,7 +45,7 @@ class ToolQaLayout(KindLayout):
         self.docs.addTab(self.schema, "Schema")
         self.docs.addTab(self.gold_code, "Gold code")
         self.docs.currentChanged.connect(self._fill_tree)
-        self._tree_value = None
+        self._tree_parsed = None
         self._tree_stale = False
 
         box = QSplitter(Qt.Orientation.Vertical)
@@ -70,12 +70,19 @@ class ToolQaLayout(KindLayout):
                                     else LineDocument([], banner="no gold code for this item"))
         self.docs.setTabEnabled(3, bool(code))
         self.docs.setTabEnabled(1, view["response"].ok)
-        self._tree_value = view["response"].value
+        self._tree_parsed = view["response"]
         self._tree_stale = True
         self._fill_tree(self.docs.currentIndex())
 
     def _fill_tree(self, index: int) -> None:
-        # The tree model is built only when its tab is shown (it is lazy anyway).
-        if self.docs.widget(index) is self.tree and self._tree_stale:
-            self._tree_stale = False
-            self.tree.set_value(self._tree_value)
+        # The tree is filled only when its tab is shown; a big response is
+        # parsed for it then, on a worker (the text view never needed the value).
+        if self.docs.widget(index) is not self.tree or not self._tree_stale or self._tree_parsed is None:
+            return
+        self._tree_stale = False
+        parsed = self._tree_parsed
+        if parsed.value_ready:
+            self.tree.set_value(parsed.value)
+        else:
+            self.tree.set_value(None)
+            self.runner.start("tree", ensure_value, parsed, on_result=self.tree.set_value)

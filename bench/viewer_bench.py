@@ -1,0 +1,311 @@
+"""Speed of the JSON viewers, the diff view and the item table (offscreen Qt).
+
+Prints one figure per line as ``name: value unit``:
+- json_open_to_visible: from asking for a 5 MB response (parse + pretty-print on
+  a worker) until the viewer has painted it highlighted (budget 150 ms);
+- json_open_rss_growth: resident memory added by the first open (budget 150 MB);
+- json_open_max_stall: longest gap of a 10 ms GUI timer while opening (budget 50 ms);
+- item_open_*: the same through the real item view (store read + preparation);
+- tree_open: the lazy tree showing the response's top level;
+- diff_*: gold-vs-output diff of the 5 MB document against an edited copy;
+- table_*: scrolling a 100,000-item table page by page.
+Ratios to the budgets are printed beside the times.
+
+Run: .venv/bin/python bench/viewer_bench.py [--repeat N]
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from PySide6.QtCore import QElapsedTimer, QThreadPool, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+OPEN_BUDGET_MS, RSS_BUDGET_MB, STALL_BUDGET_MS = 150.0, 150.0, 50.0
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def make_document(records: int = 10_500) -> dict:
+    """~5 MB (compact JSON) of nested records, like a large real tool response."""
+    return {
+        "meta": {"source": "bench", "count": records},
+        "records": [
+            {
+                "id": f"rec-{i:05d}",
+                "name": f"Record number {i} with a longer descriptive title",
+                "tags": [f"t{i % 7}", f"group-{i % 13}", "bench"],
+                "metrics": {"a": i * 1.5, "b": -i, "c": i % 2 == 0, "d": None, "series": list(range(i % 5, i % 5 + 12))},
+                "owner": {"name": f"owner {i % 97}", "email": f"owner{i % 97}@example.org",
+                          "address": {"street": f"{i} Long Street", "city": "Lisbon", "zip": f"{1000 + i % 900}"}},
+                "notes": "lorem ipsum dolor sit amet " * 3,
+            }
+            for i in range(records)
+        ],
+    }
+
+
+class StallMeter:
+    """A 10 ms timer on the GUI thread; the longest gap between ticks is the worst stall."""
+
+    def __init__(self):
+        self.timer = QTimer(interval=10)
+        self.clock = QElapsedTimer()
+        self.timer.timeout.connect(self._tick)
+        self.max_gap = 0.0
+        self._last = 0
+
+    def start(self) -> None:
+        self.max_gap = 0.0
+        self.clock.start()
+        self._last = self.clock.nsecsElapsed()
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = self.clock.nsecsElapsed()
+        self.max_gap = max(self.max_gap, (now - self._last) / 1e6)
+        self._last = now
+
+    def stop(self) -> float:
+        self._tick()
+        self.timer.stop()
+        return max(0.0, self.max_gap - 10.0)  # time beyond the timer's own period
+
+
+def spin_until(app, condition, timeout: float = 30.0) -> None:
+    end = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > end:
+            raise TimeoutError("benchmark step did not finish")
+        app.processEvents()
+        time.sleep(0.0005)
+
+
+def fig(name: str, value: float, unit: str, budget: float | None = None) -> None:
+    line = f"{name}: {value:.1f} {unit}"
+    print(line)
+    if budget:
+        print(f"{name}_vs_budget: {value / budget:.2f} ratio")
+
+
+def bench_open(app, runner, text: str, repeat: int) -> None:
+    from ui.textdoc import prepare_json_text
+    from ui.widgets.line_view import LineView
+
+    view = LineView()
+    view.resize(900, 700)
+    view.show()
+    app.processEvents()
+    meter = StallMeter()
+    times, stalls = [], []
+    rss_before = rss_mb()
+    rss_growth = None
+    for n in range(repeat):
+        painted = []
+        view.painted.connect(lambda: painted.append(time.perf_counter()))
+        meter.start()
+        t0 = time.perf_counter()
+        runner.start("open", lambda ctx, t: prepare_json_text(t, "response"), text,
+                     on_result=lambda parsed: view.set_document(parsed.document))
+        spin_until(app, lambda: painted and view.document().lines)
+        times.append((painted[0] - t0) * 1000)
+        stalls.append(meter.stop())
+        view.painted.disconnect()
+        if n == 0:
+            rss_growth = rss_mb() - rss_before
+        view.set_document(view.document().__class__([]))
+        app.processEvents()
+    fig("json_open_to_visible", statistics.median(times), "ms", OPEN_BUDGET_MS)
+    fig("json_open_rss_growth", rss_growth, "MB", RSS_BUDGET_MB)
+    fig("json_open_max_stall", max(stalls), "ms", STALL_BUDGET_MS)
+    # Scrolling: paint cost of one screen at the far end of the document.
+    view.set_document(prepare_json_text(text).document)
+    app.processEvents()
+    t0 = time.perf_counter()
+    for k in range(50):
+        view.verticalScrollBar().setValue(k * 3000)
+        view.viewport().repaint()
+    fig("json_scroll_repaint", (time.perf_counter() - t0) * 1000 / 50, "ms")
+
+
+def bench_item(app, text: str, doc: dict, repeat: int) -> None:
+    """A 5 MB tool response opened through the real item view (store + worker + layout)."""
+    from reviewer.formats.base import DatasetRecord, ItemRecord, ParsedDataset
+    from reviewer.jobs import silent
+    from reviewer.store import Store
+    from reviewer.store.importing import import_dataset
+    from ui.jobs import JobRunner
+    from ui.views.item_view import ItemView
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(str(Path(tmp) / "bench.sqlite3"))
+        items = [ItemRecord(record_id=f"big-{i}", kind="tool_qa", gold="1", raw={}, question="How many?",
+                            context=text if i % 2 == 0 else text.replace("Lisbon", "Porto"), schema="{}")
+                 for i in range(repeat + 1)]
+        ds = import_dataset(store.engine, ParsedDataset(
+            DatasetRecord("bench", "bench", "tool_qa", "bench"), iter(items)), silent())
+        ids = [store.find_item(ds.dataset_id, f"big-{i}").id for i in range(repeat + 1)]
+        runner = JobRunner(QThreadPool())
+        view = ItemView(store, runner)
+        view.resize(1300, 800)
+        view.show()
+        view.show_item(ids[-1])  # build the layout once, as the app does on the first item
+        spin_until(app, lambda: view.bundle is not None)
+        meter = StallMeter()
+        times, stalls = [], []
+        for item_id in ids[:repeat]:
+            layout = view.current_layout()
+            painted = []
+            # Count only paints after the new item reached the layout.
+            layout.response.painted.connect(
+                lambda: painted.append(time.perf_counter()) if view.bundle.detail.id == item_id else None)
+            meter.start()
+            t0 = time.perf_counter()
+            view.show_item(item_id)
+            spin_until(app, lambda: bool(painted))
+            times.append((painted[0] - t0) * 1000)
+            stalls.append(meter.stop())
+            layout.response.painted.disconnect()
+        fig("item_open_to_visible", statistics.median(times), "ms", OPEN_BUDGET_MS)
+        fig("item_open_max_stall", max(stalls), "ms", STALL_BUDGET_MS)
+        # The lazy tree of the same response.
+        layout = view.current_layout()
+        meter.start()
+        t0 = time.perf_counter()
+        layout.docs.setCurrentWidget(layout.tree)  # parses the response on a worker, then fills
+        spin_until(app, lambda: layout.tree.model.rowCount(layout.tree.model.index(0, 0)) > 0)
+        layout.tree.tree.viewport().repaint()
+        fig("tree_open", (time.perf_counter() - t0) * 1000, "ms")
+        fig("tree_open_max_stall", meter.stop(), "ms", STALL_BUDGET_MS)
+        runner.shutdown(10000)
+        store.close()
+
+
+def bench_diff(app, runner, doc: dict, repeat: int) -> None:
+    from ui.views.diff_view import DiffView
+
+    other = copy.deepcopy(doc)
+    for i in range(0, len(other["records"]), 150):  # 20 scattered edits
+        other["records"][i]["metrics"]["a"] += 1
+        other["records"][i]["notes"] = other["records"][i]["notes"].replace("dolor", "color")
+    del other["records"][777]
+    other["records"].insert(1500, {"id": "new"})
+    view = DiffView(runner)
+    view.resize(1200, 800)
+    view.show()
+    meter = StallMeter()
+    times, stalls = [], []
+    for _ in range(repeat):
+        done = []
+        view.ready.connect(lambda: done.append(time.perf_counter()))
+        meter.start()
+        t0 = time.perf_counter()
+        view.compare(doc, other)
+        spin_until(app, lambda: bool(done), timeout=120)
+        view.repaint()
+        times.append((time.perf_counter() - t0) * 1000)
+        stalls.append(meter.stop())
+        view.ready.disconnect()
+    fig("diff_to_visible", statistics.median(times), "ms")
+    fig("diff_changes", len(view.result.changes), "changes")
+    fig("diff_max_stall", max(stalls), "ms", STALL_BUDGET_MS)
+    t0 = time.perf_counter()
+    for _ in range(len(view.result.changes)):
+        view.next_change()
+        view.left.viewport().repaint()
+    fig("diff_next_change", (time.perf_counter() - t0) * 1000 / max(1, len(view.result.changes)), "ms")
+
+
+def bench_table(app) -> None:
+    from PySide6.QtWidgets import QTableView
+
+    from reviewer.formats.base import DatasetRecord, ItemRecord, ParsedDataset
+    from reviewer.jobs import silent
+    from reviewer.store import Store
+    from reviewer.store.importing import import_dataset
+    from reviewer.store.queries import ItemQuery
+    from PySide6.QtCore import Qt
+
+    from ui.models.item_table import COL, ItemTableModel
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store(str(Path(tmp) / "table.sqlite3"))
+        items = (ItemRecord(record_id=f"q{i}", kind="tool_qa", gold="A", raw={}, question=f"Question {i}?",
+                            category=("EXTRACTIVE", "FILTERING", "AGGREGATION")[i % 3], depth=i % 5)
+                 for i in range(100_000))
+        ds = import_dataset(store.engine, ParsedDataset(DatasetRecord("t", "t", "tool_qa", "t"), items), silent())
+        from ui.jobs import JobRunner
+
+        runner = JobRunner(QThreadPool())
+        model = ItemTableModel(store, runner=runner)
+        table = QTableView()
+        table.setModel(model)
+        table.verticalHeader().setDefaultSectionSize(22)
+        table.resize(900, 700)
+        table.show()
+        app.processEvents()
+        t0 = time.perf_counter()
+        model.set_query(ItemQuery(dataset_id=ds.dataset_id))
+        table.viewport().repaint()
+        fig("table_first_screen", (time.perf_counter() - t0) * 1000, "ms")
+        spin_until(app, lambda: model._ids is not None)
+        fig("table_id_list_loaded", (time.perf_counter() - t0) * 1000, "ms")
+        bar = table.verticalScrollBar()
+        worst, total, steps = 0.0, 0.0, 0
+        for value in range(0, bar.maximum(), max(1, bar.maximum() // 400)):
+            t = time.perf_counter()
+            bar.setValue(value)
+            table.viewport().repaint()
+            dt = (time.perf_counter() - t) * 1000
+            worst, total, steps = max(worst, dt), total + dt, steps + 1
+        fig("table_scroll_frame_mean", total / steps, "ms")
+        fig("table_scroll_frame_max", worst, "ms", STALL_BUDGET_MS)
+        fig("table_pages_fetched", model.pages_fetched, "pages")
+        t = time.perf_counter()
+        model.sort(COL["Depth"], Qt.SortOrder.DescendingOrder)  # a new SQL query
+        table.viewport().repaint()
+        fig("table_sort_first_screen", (time.perf_counter() - t) * 1000, "ms")
+        runner.shutdown(10000)
+        store.close()
+
+
+def main() -> int:
+    repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 5
+    app = QApplication.instance() or QApplication([])
+    from ui import theme
+    from ui.jobs import JobRunner
+
+    theme.apply(app, "light")
+    doc = make_document()
+    text = json.dumps(doc)
+    fig("document_size", len(text) / 1e6, "MB")
+    from ui import parsepool
+
+    parsepool.run(len, "")  # start the helper process, as the app does at start-up
+    runner = JobRunner(QThreadPool())
+    bench_open(app, runner, text, repeat)
+    bench_item(app, text, doc, repeat)
+    bench_diff(app, runner, doc, max(1, repeat // 2))
+    bench_table(app)
+    runner.shutdown(10000)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
