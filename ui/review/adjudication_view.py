@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
     QTextEdit, QVBoxLayout, QWidget,
 )
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from reviewer.errors import ReviewerError, StaleWrite
 from reviewer.review import annotate, resolution
 from reviewer.review.patch import Merge, apply_patch, merge, touched_paths
@@ -437,7 +439,7 @@ class AdjudicationPanel(QWidget):
                 f"(you saw version {exc.expected}, the store has {exc.actual}); your decision was NOT saved. "
                 "Reload to see it?", theme.colors()["error_bg"].name())
             return None
-        except ReviewerError as exc:
+        except (ReviewerError, SQLAlchemyError) as exc:
             self.status.setText(f"Not settled: {exc}")
             return None
         self.expected_version = view.version

@@ -33,7 +33,9 @@ from PySide6.QtWidgets import (
     QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
-from reviewer.errors import StaleWrite
+from sqlalchemy.exc import SQLAlchemyError
+
+from reviewer.errors import ReviewerError, StaleWrite
 from reviewer.review import annotate
 from reviewer.review.annotate import ProtocolViolation
 from reviewer.review.patch import make_patch
@@ -77,6 +79,7 @@ class AnnotationPanel(QWidget):
         self._note_timer = QTimer(self, singleShot=True, interval=NOTE_SAVE_DELAY_MS)
         self._note_timer.timeout.connect(self.flush_note)
         self._bind_keys()
+        self.session.changing.connect(self.flush_note)  # a pending note belongs to the old name
         self.session.changed.connect(self._identity_changed)
         self._set_enabled(False)
 
@@ -443,6 +446,9 @@ class AnnotationPanel(QWidget):
             return None
         except ProtocolViolation as exc:  # the store's rules are the final word
             self._set_status(f"Not saved: {exc}")
+            return None
+        except (ReviewerError, SQLAlchemyError) as exc:  # e.g. the team's server is unreachable
+            self._set_status(f"Not saved: the store failed: {exc}")
             return None
         if record_undo:
             self.undo_history.setdefault(self.detail.id, []).append(

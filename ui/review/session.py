@@ -24,8 +24,10 @@ def default_name() -> str:
 
 
 class ReviewSession(QObject):
-    """The current reviewer. ``changed`` fires after the identity or role changed."""
+    """The current reviewer. ``changing`` fires just before the identity changes (panels
+    save pending edits under the old name), ``changed`` after the identity or role changed."""
 
+    changing = Signal()
     changed = Signal()
 
     def __init__(self, store, settings: QSettings | None = None, parent: QObject | None = None):
@@ -51,6 +53,8 @@ class ReviewSession(QObject):
             raise ValueError("a reviewer needs a name")
         if role is not None:
             annotate.set_role(self.store, name, role)
+        if name != self.name:
+            self.changing.emit()
         self.name = name
         self.settings.setValue(SETTINGS_KEY, name)
         self.settings.sync()

@@ -209,3 +209,12 @@ def test_identity_switch_shows_the_other_annotators_view(qtbot, sqlite_store, da
     assert panel.who.text() == "as dave"
     assert not any(b.isChecked() for b in panel.verdict.buttons.values())
     assert "1 other annotation hidden" in panel.others_label.text()
+
+
+def test_a_pending_note_is_saved_under_the_old_name_when_identity_changes(qtbot, sqlite_store, dataset, alice,
+                                                                           panel_for):
+    panel = panel_for(alice, "q3")
+    panel.note.setPlainText("alice's thought")
+    alice.set_identity("dave")
+    assert stored(sqlite_store, dataset[1]["q3"], "alice").note == "alice's thought"
+    assert stored(sqlite_store, dataset[1]["q3"], "dave") is None and panel.note.toPlainText() == ""
