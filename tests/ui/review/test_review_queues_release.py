@@ -120,3 +120,44 @@ def test_workspace_routes_navigation_and_refreshes_after_saves(qtbot, sqlite_sto
     qtbot.waitUntil(lambda: ws.release.total == 5, timeout=10000)
     ws.setCurrentWidget(ws.adjudication)
     assert "Only adjudicators" in ws.adjudication.access.text()
+
+
+def test_export_gold_in_the_source_format_keeps_only_gold_with_the_fix(qtbot, sqlite_store, carol, runner,
+                                                                       tmp_path):
+    tools = [{"name": "Weather", "description": "forecasts"}, {"name": "Calendar", "description": "meetings"}]
+    rows = [{"id": f"t{i}", "message": f"message {i}", "tools": tools, "expected": ["Weather"]} for i in range(3)]
+    source = tmp_path / "select.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    ds = sqlite_store.import_dataset(source, "toolselect", name="select")
+    t0, t1 = (sqlite_store.find_item("select", f"t{i}").id for i in (0, 1))
+    checks = {"schema_conformance": True, "content_faithfulness": False, "cross_field_consistency": True}
+    for who in ("alice", "bob"):  # both fix t0 the same way: settled automatically
+        save_annotation(sqlite_store, t0, who, Draft("fix", dict(checks), "low", "medium", [], "",
+                                                    ["Calendar", "Weather"]), None)
+        save_annotation(sqlite_store, t1, who, Draft(verdict="reject", ambiguity="high"), None)
+    panel = ReleasePanel(carol, runner)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.counted, timeout=10000):
+        panel.set_dataset(ds.dataset_id)
+    assert (panel.released, panel.total) == (1, 3)
+    assert panel.reasons == {"not settled by dual review yet": 1, "rejected": 1, "ambiguity High": 1}
+    with qtbot.waitSignal(panel.exported, timeout=10000):
+        panel.export("source", tmp_path / "out")
+    [written] = [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
+    exported = [json.loads(x) for x in written.read_text(encoding="utf-8").splitlines()]
+    assert [(r["id"], r["expected"]) for r in exported] == [("t0", ["Calendar", "Weather"])]
+
+
+def test_identity_dialog_switches_name_and_role(qtbot, sqlite_store, alice):
+    from ui.review.identity_dialog import IdentityDialog
+
+    dialog = IdentityDialog(alice)
+    qtbot.addWidget(dialog)
+    assert (dialog.name.text(), dialog.role.currentText()) == ("alice", "annotator")
+    dialog.name.setText("")
+    assert not dialog.ok.isEnabled()
+    dialog.name.setText("frank")
+    dialog.role.setCurrentText("adjudicator")
+    with qtbot.waitSignal(alice.changed):
+        dialog.ok.click()
+    assert alice.name == "frank" and alice.is_adjudicator
