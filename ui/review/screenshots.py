@@ -1,4 +1,5 @@
-"""Screenshots of the review panels on sample data: ``python -m ui.review.screenshots OUT_DIR``.
+"""Screenshots of the review panels on sample data:
+``python -m ui.review.screenshots OUT_DIR [light|dark]``.
 
 Builds a throw-away SQLite store with a small extraction dataset, two
 annotators' fixes and an adjudicator, then saves PNGs of the annotation panel,
@@ -67,8 +68,8 @@ def build_store(folder: Path):
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m ui.review.screenshots OUT_DIR", file=sys.stderr)
+    if len(argv) not in (1, 2) or (len(argv) == 2 and argv[1] not in ("light", "dark")):
+        print("usage: python -m ui.review.screenshots OUT_DIR [light|dark]", file=sys.stderr)
         return 2
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings
@@ -82,7 +83,7 @@ def main(argv: list[str]) -> int:
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)
     app = QApplication.instance() or QApplication([])
-    theme.apply(app, "light")
+    theme.apply(app, argv[1] if len(argv) == 2 else "light")
     with tempfile.TemporaryDirectory() as tmp:
         store, ids = build_store(Path(tmp))
 
