@@ -9,7 +9,8 @@ None. Paths per line are computed on demand (``left_path(r)``), which keeps a
 5 MB document's layout fast.
 
 The layout of lists is rebuilt from the changes alone (removed/added/moved
-elements; the rest paired in order), the same ``merge_order`` the diff uses.
+elements; the rest paired in order), the same ``merge_order`` the diff uses;
+with ignored paths in the options, lists are matched again (see ``align``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewer.jsondiff.changes import ADDED, CHANGED, MOVED, REMOVED, TYPE_CHANGED, Change
-from reviewer.jsondiff.lists import LEFT_ONLY, PAIR, merge_order
+from reviewer.jsondiff.lists import LEFT_ONLY, PAIR, RIGHT_ONLY, match_lists, merge_order
+from reviewer.jsondiff.options import DiffOptions
 from reviewer.jsondiff.render import block_lines, line_paths, scalar_text
 
 
@@ -177,8 +179,9 @@ def _path_at(blocks: list[_Block], row: int) -> tuple | None:
 class _Layout:
     """Builds an AlignedDocument row by row, in document order."""
 
-    def __init__(self, changes: list[Change], indent: int):
+    def __init__(self, changes: list[Change], indent: int, options: DiffOptions | None = None):
         self.indent = indent
+        self.options = options
         self.doc = AlignedDocument()
         # The change at exactly a node, by side, and every ancestor of one.
         self.at_left: dict[tuple, Change] = {}
@@ -326,6 +329,8 @@ class _Layout:
         """
         a, lp, depth, lbefore, lafter = left_side
         b, rp, _, rbefore, rafter = right_side
+        if lp not in self.below:
+            return False  # changes only on the right side: not a change in place
         first, count = self.below[lp]
         left_lines = block_lines(a, depth, lbefore, lafter, self.indent)
         right_lines = block_lines(b, depth, rbefore, rafter, self.indent)
@@ -348,10 +353,14 @@ class _Layout:
 
     def _object_children(self, a: dict, b: dict, lp: tuple, rp: tuple) -> list[tuple]:
         children = [(PAIR, k, k) if k in b else (LEFT_ONLY, k) for k in a]
-        children.extend(("right", k) for k in b if k not in a)
+        children.extend((RIGHT_ONLY, k) for k in b if k not in a)
         return children
 
     def _list_children(self, a: list, b: list, lp: tuple, rp: tuple) -> list[tuple]:
+        if self.options is not None and self.options.has_ignored:
+            # Ignored elements leave no trace in the changes: match again.
+            match = match_lists(a, b, self.options.list_key_for(lp), self.options.detect_moves)
+            return list(merge_order(len(a), len(b), match.in_order_pairs()))
         # Elements reported removed/moved (left) or added/moved (right) stand
         # alone; the others were paired in order by the diff.
         gone = {i for i in range(len(a)) if (c := self.at_left.get(lp + (i,))) is not None and c.kind in (REMOVED, MOVED)}
@@ -361,7 +370,7 @@ class _Layout:
 
     def _child_tasks(self, children: list[tuple], a, b, lp: tuple, rp: tuple, depth: int, dense_ok: bool) -> list:
         is_object = type(a) is dict
-        n_left = sum(1 for c in children if c[0] != "right")
+        n_left = sum(1 for c in children if c[0] != RIGHT_ONLY)
         n_right = sum(1 for c in children if c[0] != LEFT_ONLY)
         seen_left = seen_right = 0
         tasks: list = []
@@ -402,7 +411,14 @@ def _add_prefixes(target: set, path: tuple) -> None:
         target.add(prefix)
 
 
-def align(left: Any, right: Any, changes: list[Change], indent: int = 2) -> AlignedDocument:
+def align(
+    left: Any, right: Any, changes: list[Change], indent: int = 2, options: DiffOptions | None = None
+) -> AlignedDocument:
     """Lay out ``left`` and ``right`` side by side using ``changes`` from
-    ``diff(left, right, options)`` (with the same documents)."""
-    return _Layout(changes, indent).run(left, right)
+    ``diff(left, right, options)`` (with the same documents).
+
+    Pass the same ``options`` when they ignore paths: an ignored list element
+    that was added or removed leaves no change behind, so lists are then
+    matched again instead of rebuilt from the changes.
+    """
+    return _Layout(changes, indent, options).run(left, right)

@@ -15,7 +15,7 @@ from reviewer.errors import ReviewerError
 from reviewer.jobs import JobContext
 from reviewer.jsondiff.canonical import strictly_equal
 from reviewer.jsondiff.changes import ADDED, CHANGED, MOVED, REMOVED, TYPE_CHANGED, Change
-from reviewer.jsondiff.lists import LEFT_ONLY, PAIR, match_lists, merge_order
+from reviewer.jsondiff.lists import LEFT_ONLY, PAIR, SAME, match_lists, merge_order
 from reviewer.jsondiff.options import DiffOptions
 from reviewer.jsondiff.paths import render_path
 from reviewer.jsondiff.strings import normalize, string_ops
@@ -111,13 +111,13 @@ def _object_steps(a: dict, b: dict, lp: tuple, rp: tuple, options: DiffOptions) 
 
 def _list_steps(a: list, b: list, lp: tuple, rp: tuple, options: DiffOptions) -> list:
     match = match_lists(a, b, options.list_key_for(lp), options.detect_moves)
-    partner = {i: (j, eq) for i, j, eq in match.pairs}
+    partner = {i: (j, basis) for i, j, basis in match.pairs}
     moved_right = {partner[i][0] for i in match.moved}
     steps: list = []
     for step in merge_order(len(a), len(b), match.in_order_pairs()):
         if step[0] == PAIR:
             i, j = step[1], step[2]
-            if not partner[i][1]:
+            if partner[i][1] != SAME:
                 steps.append((a[i], b[j], lp + (i,), rp + (j,)))
         elif step[0] == LEFT_ONLY:
             i = step[1]
@@ -125,9 +125,9 @@ def _list_steps(a: list, b: list, lp: tuple, rp: tuple, options: DiffOptions) ->
             if options.is_ignored(path):
                 continue
             if i in match.moved:
-                j, eq = partner[i]
+                j, basis = partner[i]
                 steps.append(Change(MOVED, path, path, rp + (j,), a[i], b[j]))
-                if not eq:
+                if basis != SAME:
                     steps.append((a[i], b[j], path, rp + (j,)))
             else:
                 steps.append(Change(REMOVED, path, path, None, a[i], None))

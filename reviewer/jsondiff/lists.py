@@ -20,6 +20,11 @@ from reviewer.jsondiff.canonical import canonical, strictly_equal
 # Steps yielded by merge_order.
 PAIR, LEFT_ONLY, RIGHT_ONLY = "pair", "left", "right"
 
+# Why two elements were paired: they are the same value; they carry the same
+# key; or they only sit at corresponding places (a guess: compared, and
+# dropped rather than reported as a move when out of order).
+SAME, KEYED, GUESS = "same", "key", "position"
+
 # Equal-length lists whose positions mostly agree are aligned by position, the
 # mismatches only checked for moves; this saves fingerprinting every element.
 # Above this share of mismatched positions the full alignment runs.
@@ -28,10 +33,11 @@ _POSITIONAL_MISMATCH_SHARE = 0.1
 
 @dataclass
 class ListMatch:
-    """``pairs``: (left index, right index, known strictly equal), sorted by left index.
-    ``moved``: left indexes of pairs that are moves. ``removed``/``added``: unmatched indexes."""
+    """``pairs``: (left index, right index, basis: SAME, KEYED or GUESS), sorted by
+    left index. ``moved``: left indexes of pairs that are moves.
+    ``removed``/``added``: unmatched indexes."""
 
-    pairs: list[tuple[int, int, bool]] = field(default_factory=list)
+    pairs: list[tuple[int, int, str]] = field(default_factory=list)
     moved: set[int] = field(default_factory=set)
     removed: list[int] = field(default_factory=list)
     added: list[int] = field(default_factory=list)
@@ -48,9 +54,12 @@ def match_lists(left: list, right: list, key: str | None, detect_moves: bool = T
         pairs = _key_pairs(left, right, key)
     pairs.sort()
     moved = _out_of_order(pairs)
-    if not detect_moves and moved:
-        pairs = [p for p in pairs if p[0] not in moved]
-        moved = set()
+    if moved:
+        # A guessed pair out of order is no evidence of a move: unpair it.
+        # Without move detection no out-of-order pair is kept.
+        drop = {i for i, _, basis in pairs if i in moved and (basis == GUESS or not detect_moves)}
+        pairs = [p for p in pairs if p[0] not in drop]
+        moved -= drop
     matched_left = {i for i, _, _ in pairs}
     matched_right = {j for _, j, _ in pairs}
     return ListMatch(
@@ -90,16 +99,16 @@ def _fingerprints(values: list) -> list:
     return out
 
 
-def _content_pairs(left: list, right: list) -> list[tuple[int, int, bool]]:
+def _content_pairs(left: list, right: list) -> list[tuple[int, int, str]]:
     n, m = len(left), len(right)
-    pairs: list[tuple[int, int, bool]] = []
+    pairs: list[tuple[int, int, str]] = []
     start = 0
     while start < n and start < m and strictly_equal(left[start], right[start]):
-        pairs.append((start, start, True))
+        pairs.append((start, start, SAME))
         start += 1
     tail = 0
     while tail < n - start and tail < m - start and strictly_equal(left[n - 1 - tail], right[m - 1 - tail]):
-        pairs.append((n - 1 - tail, m - 1 - tail, True))
+        pairs.append((n - 1 - tail, m - 1 - tail, SAME))
         tail += 1
     mid_left = left[start : n - tail]
     mid_right = right[start : m - tail]
@@ -108,11 +117,11 @@ def _content_pairs(left: list, right: list) -> list[tuple[int, int, bool]]:
     local = _positional_pairs(mid_left, mid_right)
     if local is None:
         local = _aligned_pairs(mid_left, mid_right)
-    pairs.extend((i + start, j + start, eq) for i, j, eq in local)
+    pairs.extend((i + start, j + start, basis) for i, j, basis in local)
     return pairs
 
 
-def _positional_pairs(left: list, right: list) -> list[tuple[int, int, bool]] | None:
+def _positional_pairs(left: list, right: list) -> list[tuple[int, int, str]] | None:
     """Pairs by position when the lengths agree and few positions differ; else None."""
     if len(left) != len(right):
         return None
@@ -121,7 +130,7 @@ def _positional_pairs(left: list, right: list) -> list[tuple[int, int, bool]] | 
     pairs = []
     for k, (a, b) in enumerate(zip(left, right)):
         if strictly_equal(a, b):
-            pairs.append((k, k, True))
+            pairs.append((k, k, SAME))
         else:
             mismatched.append(k)
             if len(mismatched) > limit:
@@ -136,15 +145,15 @@ def _positional_pairs(left: list, right: list) -> list[tuple[int, int, bool]] | 
         candidates = by_print.get(fp)
         if candidates:
             i = candidates.popleft()
-            pairs.append((i, k, left[i] == right[k]))
+            pairs.append((i, k, _same_or_guess(left[i], right[k])))
             rest_left.discard(i)
         else:
             rest_right.append(k)
-    pairs.extend((i, j, False) for i, j in zip(sorted(rest_left), rest_right))
+    pairs.extend((i, j, GUESS) for i, j in zip(sorted(rest_left), rest_right))
     return pairs
 
 
-def _aligned_pairs(left: list, right: list) -> list[tuple[int, int, bool]]:
+def _aligned_pairs(left: list, right: list) -> list[tuple[int, int, str]]:
     """Alignment on fingerprints (``_opcodes``), then moves, then position."""
     fl, fr = _fingerprints(left), _fingerprints(right)
     pairs = []
@@ -154,13 +163,13 @@ def _aligned_pairs(left: list, right: list) -> list[tuple[int, int, bool]]:
     for tag, i1, i2, j1, j2 in _opcodes(fl, fr):
         if tag == "equal":
             # Equal fingerprints; == rules out the one thing they conflate (NaN/null).
-            pairs.extend((i, j, left[i] == right[j]) for i, j in zip(range(i1, i2), range(j1, j2)))
+            pairs.extend((i, j, _same_or_guess(left[i], right[j])) for i, j in zip(range(i1, i2), range(j1, j2)))
             continue
         if tag == "replace":
             # Equal elements facing each other in a replaced block stay paired
             # where they are: that is no move.
             facing = {d for d in range(min(i2 - i1, j2 - j1)) if fl[i1 + d] == fr[j1 + d]}
-            pairs.extend((i1 + d, j1 + d, left[i1 + d] == right[j1 + d]) for d in sorted(facing))
+            pairs.extend((i1 + d, j1 + d, _same_or_guess(left[i1 + d], right[j1 + d])) for d in sorted(facing))
             rest_left = [i1 + d for d in range(i2 - i1) if d not in facing]
             rest_right = [j1 + d for d in range(j2 - j1) if d not in facing]
             replaced.append((rest_left, rest_right))
@@ -177,14 +186,14 @@ def _aligned_pairs(left: list, right: list) -> list[tuple[int, int, bool]]:
         candidates = by_print.get(fr[j])
         if candidates:
             i = candidates.popleft()
-            pairs.append((i, j, left[i] == right[j]))
+            pairs.append((i, j, _same_or_guess(left[i], right[j])))
             moved_left.add(i)
             moved_right.add(j)
     # What is left of a replaced block changed in place: pair it by position.
     for lefts, rights in replaced:
         rest_left = [i for i in lefts if i not in moved_left]
         rest_right = [j for j in rights if j not in moved_right]
-        pairs.extend((i, j, False) for i, j in zip(rest_left, rest_right))
+        pairs.extend((i, j, GUESS) for i, j in zip(rest_left, rest_right))
     return pairs
 
 
@@ -253,7 +262,7 @@ def _unique_anchors(fl: list, fr: list, a0: int, a1: int, b0: int, b1: int) -> l
         count_right[fp] = count_right.get(fp, 0) + 1
         where_right[fp] = j
     candidates = [
-        (i, where_right[fl[i]], False)
+        (i, where_right[fl[i]], SAME)
         for i in range(a0, a1)
         if count_left[fl[i]] == 1 and count_right.get(fl[i]) == 1
     ]
@@ -261,7 +270,7 @@ def _unique_anchors(fl: list, fr: list, a0: int, a1: int, b0: int, b1: int) -> l
     return [(i, j) for i, j, _ in candidates if i not in off_chain]
 
 
-def _key_pairs(left: list, right: list, key: str) -> list[tuple[int, int, bool]]:
+def _key_pairs(left: list, right: list, key: str) -> list[tuple[int, int, str]]:
     """Pair elements with equal key values (k-th occurrence with k-th); elements
     without the key are matched among themselves by content."""
     by_key = defaultdict(deque)
@@ -281,11 +290,16 @@ def _key_pairs(left: list, right: list, key: str) -> list[tuple[int, int, bool]]
             continue
         candidates = by_key.get(kv)
         if candidates:
-            pairs.append((i, candidates.popleft(), False))
+            pairs.append((i, candidates.popleft(), KEYED))
     if unkeyed_left or unkeyed_right:
         local = _content_pairs([left[i] for i in unkeyed_left], [right[j] for j in unkeyed_right])
-        pairs.extend((unkeyed_left[i], unkeyed_right[j], eq) for i, j, eq in local)
+        pairs.extend((unkeyed_left[i], unkeyed_right[j], basis) for i, j, basis in local)
     return pairs
+
+
+def _same_or_guess(a, b) -> str:
+    # Equal fingerprints; == rules out the one thing they conflate (NaN/null).
+    return SAME if a == b else GUESS
 
 
 def _key_value(element, key: str):
@@ -294,12 +308,13 @@ def _key_value(element, key: str):
     return canonical(element[key])
 
 
-def _out_of_order(pairs: list[tuple[int, int, bool]]) -> set[int]:
+def _out_of_order(pairs: list[tuple[int, int, str]]) -> set[int]:
     """Left indexes of the pairs off one longest chain increasing in both indexes.
 
-    Among the longest chains, the one keeping most elements at their own index
-    wins, so that swapping two elements reports those two as moved and not a
-    third that happens to be in between.
+    Among the longest chains, the one with most pairs known to be the same
+    value wins, then the one keeping most elements at their own index, so that
+    swapping two elements reports those two as moved and not a third that
+    happens to be in between.
     """
     rights = [j for _, j, _ in pairs]
     if all(a < b for a, b in zip(rights, rights[1:])):
@@ -307,18 +322,22 @@ def _out_of_order(pairs: list[tuple[int, int, bool]]) -> set[int]:
     # Weighted longest increasing subsequence of right indexes (pairs are
     # sorted by left index) with a Fenwick tree of prefix maxima over right
     # indexes. Length dominates the weight; staying in place breaks ties.
-    unit = len(pairs) + 1
+    # Each bonus outweighs all of the smaller ones together: length first, then
+    # pairs known the same, then elements kept at their own index.
+    n = len(pairs)
+    same_bonus = n + 1
+    unit = (n + 1) * (n + 1) + 1
     size = max(j for _, j, _ in pairs) + 2
     tree: list[tuple[int, int]] = [(0, -1)] * (size + 1)  # (score, position in pairs)
     previous = [-1] * len(pairs)
     best = (0, -1)
-    for pos, (i, j, _) in enumerate(pairs):
+    for pos, (i, j, basis) in enumerate(pairs):
         k, found = j, (0, -1)  # best chain ending at a right index < j
         while k > 0:
             if tree[k] > found:
                 found = tree[k]
             k -= k & -k
-        score = found[0] + unit + (1 if i == j else 0)
+        score = found[0] + unit + (same_bonus if basis == SAME else 0) + (1 if i == j else 0)
         previous[pos] = found[1]
         entry = (score, pos)
         k = j + 1

@@ -113,6 +113,20 @@ def test_ignored_differences_are_padded_not_marked():
     assert doc.row_of_path(("v",), "left") == doc.row_of_path(("v",), "right")
 
 
+def test_ignored_list_element_removed_keeps_the_rest_aligned():
+    options = DiffOptions(ignore_paths=("$.items[1]",))
+    left, right = {"items": ["a", "scratch", "b", "c"]}, {"items": ["a", "b", "C"]}
+    changes = diff(left, right, options)
+    assert [(c.kind, c.left_path, c.right_path) for c in changes] == [("changed", ("items", 3), ("items", 2))]
+    doc = align(left, right, changes, options=options)
+    assert rows(doc)[2:6] == [
+        ('    "a",', '    "a",', None),
+        ('    "scratch",', None, None),
+        ('    "b",', '    "b",', None),
+        ('    "c"', '    "C"', "changed"),
+    ]
+
+
 def test_deep_nesting_lays_out():
     left, right = nested_document(2000, "leaf"), nested_document(2000, "other leaf")
     doc = layout(left, right)
