@@ -70,6 +70,7 @@ class AnnotationPanel(QWidget):
         self.kept_fix = None  # a fix set aside when the verdict moved away from Fix
         self.undo_history: dict[int, list[Draft]] = {}  # item id -> drafts saved before, newest last
         self.fix_dialog: QDialog | None = None
+        self._fields_kind: str | None = None  # the kind the check rows and tags were built for
         self.fix_editor: FixEditor | None = None
         self.shortcuts: list[QShortcut] = []
 
@@ -224,6 +225,15 @@ class AnnotationPanel(QWidget):
         self.reload()
 
     def _build_kind_fields(self, kind: str) -> None:
+        if kind != self._fields_kind:  # J/K browsing within one kind reuses the rows
+            self._build_checks_and_tags(kind)
+            self._fields_kind = kind
+        depth = self.detail.depth if self.detail else None
+        hint = suggested_difficulty(depth)
+        self.suggested.setText(f"Suggested: {hint.capitalize()} (depth {depth}); press D to confirm or correct"
+                               if hint else "No suggestion (the item has no depth)")
+
+    def _build_checks_and_tags(self, kind: str) -> None:
         while self.checks_grid.count():
             w = self.checks_grid.takeAt(0).widget()
             if w is not None:
@@ -256,10 +266,6 @@ class AnnotationPanel(QWidget):
         rows = self.tags.topLevelItemCount() + sum(
             self.tags.topLevelItem(i).childCount() for i in range(self.tags.topLevelItemCount()))
         self.tags.setFixedHeight(min(360, rows * self.tags.fontMetrics().height() * 13 // 10 + 8))
-        depth = self.detail.depth if self.detail else None
-        hint = suggested_difficulty(depth)
-        self.suggested.setText(f"Suggested: {hint.capitalize()} (depth {depth}); press D to confirm or correct"
-                               if hint else "No suggestion (the item has no depth)")
 
     def _tag_items(self):
         for i in range(self.tags.topLevelItemCount()):

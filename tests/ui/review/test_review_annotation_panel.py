@@ -218,3 +218,13 @@ def test_a_pending_note_is_saved_under_the_old_name_when_identity_changes(qtbot,
     alice.set_identity("dave")
     assert stored(sqlite_store, dataset[1]["q3"], "alice").note == "alice's thought"
     assert stored(sqlite_store, dataset[1]["q3"], "dave") is None and panel.note.toPlainText() == ""
+
+
+def test_checks_and_tags_follow_the_item_kind(qtbot, sqlite_store, dataset, alice, panel_for):
+    panel = panel_for(alice, "x0")
+    assert list(panel.check_rows)[-1] == "length_compliance"
+    assert panel.tags.topLevelItem(0).text(0) == "extraction (paper 001)"
+    panel.show_item(sqlite_store.item(dataset[1]["q0"]))
+    assert list(panel.check_rows) == ["schema_conformance", "content_faithfulness", "cross_field_consistency"]
+    assert panel.tags.topLevelItem(0).text(0) == "tool output (paper 000)"
+    assert panel.suggested.text().startswith("Suggested: Medium (depth 1)")
