@@ -19,7 +19,7 @@ import json
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import diskcache
 import platformdirs
@@ -95,7 +95,7 @@ class ResponseCache:
     def close(self) -> None:
         self._cache.close()
 
-    def __enter__(self) -> ResponseCache:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc) -> None:

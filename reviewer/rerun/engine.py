@@ -254,7 +254,7 @@ class _Run:
         return {"model": self.config.model, **request.wire_fields(), **self.config.generation_params()}
 
     async def _one(self, call: PlannedCall) -> CallResult:
-        base = dict(record_id=call.record_id, replication=call.replication, meta=dict(call.request.meta))
+        base = {"record_id": call.record_id, "replication": call.replication, "meta": dict(call.request.meta)}
         key = None
         if self.cache is not None:
             key = cache_key(
@@ -297,7 +297,7 @@ class _Run:
                     log.info("retry %d of %s/%d in %.2fs: %s", retries, call.record_id, call.replication, delay, exc)
                     continue
                 return CallResult(**base, status="error", error=str(exc), retries=retries, adaptations=notes)
-            except Exception as exc:  # a bug or an unexpected library error: one failed call, not a dead run
+            except Exception as exc:  # noqa: BLE001 - a bug or an unexpected library error fails one call, not the run
                 message = scrub(f"{type(exc).__name__}: {exc}", self.api_key)
                 return CallResult(**base, status="error", error=message, retries=retries, adaptations=notes)
             latency_ms = (time.monotonic() - started) * 1000.0

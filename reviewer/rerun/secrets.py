@@ -40,7 +40,7 @@ def resolve_api_key(config: RunConfig) -> str:
         username = config.keyring_username or urlsplit(config.base_url).hostname or config.base_url
         try:
             key = keyring.get_password(config.keyring_service, username)
-        except Exception as exc:  # keyring backends raise their own types
+        except Exception as exc:  # noqa: BLE001 - keyring backends raise their own types
             raise MissingKey(f"the system keyring could not be read ({type(exc).__name__})") from None
         if not key:
             raise MissingKey(f"no key in the keyring for service {config.keyring_service!r}, user {username!r}")

@@ -23,6 +23,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Self
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -158,7 +159,7 @@ class LlamaServer:
             self._log.close()
             self._log = None
 
-    def __enter__(self) -> LlamaServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc) -> None:

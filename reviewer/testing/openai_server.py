@@ -34,7 +34,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 REJECTABLE = ("json_schema", "tool_choice", "seed")
 
@@ -135,7 +135,7 @@ class OpenAIServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> OpenAIServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -194,9 +194,9 @@ class OpenAIServer:
     def _rejection(self, body: dict) -> str | None:
         """The parameter to refuse in ``body``, if any."""
         response_format = body.get("response_format")
-        if "json_schema" in self.reject and isinstance(response_format, dict):
-            if response_format.get("type") == "json_schema":
-                return "response_format"
+        wants_schema = isinstance(response_format, dict) and response_format.get("type") == "json_schema"
+        if "json_schema" in self.reject and wants_schema:
+            return "response_format"
         for param in ("tool_choice", "seed"):
             if param in self.reject and param in body:
                 return param

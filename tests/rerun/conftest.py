@@ -20,17 +20,17 @@ def make_config(tmp_path):
     """RunConfig against a server, with a private cache under tmp_path and fast backoff."""
 
     def make(server: OpenAIServer, **overrides) -> RunConfig:
-        values = dict(
-            base_url=server.base_url,
-            model="test-model",
-            cache=False,
-            cache_dir=str(tmp_path / "cache"),
-            backoff=0.01,
-            max_backoff=0.05,
-            concurrency=2,
-            timeout=10.0,
-            strategy="deepjsoneval",
-        )
+        values = {
+            "base_url": server.base_url,
+            "model": "test-model",
+            "cache": False,
+            "cache_dir": str(tmp_path / "cache"),
+            "backoff": 0.01,
+            "max_backoff": 0.05,
+            "concurrency": 2,
+            "timeout": 10.0,
+            "strategy": "deepjsoneval",
+        }
         values.update(overrides)
         return RunConfig(**values)
 

@@ -16,7 +16,7 @@ def test_models_and_scripted_answers_in_order(server):
     assert [m.id for m in client(server).models.list()] == ["test-model"]
     server.script("first", Reply(text=None, tool_calls=[{"name": "f", "arguments": {"x": 1}}]))
     c = client(server)
-    ask = lambda: c.chat.completions.create(model="m", messages=[{"role": "user", "content": "hello there"}])  # noqa: E731
+    ask = lambda: c.chat.completions.create(model="m", messages=[{"role": "user", "content": "hello there"}])
     one, two, three = ask(), ask(), ask()
     assert one.choices[0].message.content == "first" and one.usage.prompt_tokens > 0
     assert two.choices[0].message.tool_calls[0].function.arguments == '{"x": 1}'

@@ -10,11 +10,20 @@ import pytest
 
 from reviewer.errors import InputError
 from reviewer.formats.base import ItemRecord
-from reviewer.rerun.prompts import build_request, strategies_for
-from reviewer.rerun.prompts import call_chain, schema_gen, tool_qa
+from reviewer.rerun.prompts import (
+    build_request,
+    call_chain,
+    schema_gen,
+    strategies_for,
+    tool_qa,
+)
 from reviewer.rerun.prompts.nlt_paper import SYSTEM_PROMPTS, TOOLS
+from reviewer.rerun.prompts.tool_qa import (
+    gold_code_keys,
+    prune_to_keys,
+    reduce_response,
+)
 from reviewer.rerun.prompts.tool_select import function_name
-from reviewer.rerun.prompts.tool_qa import gold_code_keys, prune_to_keys, reduce_response
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 PAPERS = SHARED / "papers"
@@ -41,11 +50,11 @@ def figure_prompt(text: str, number: int) -> str:
 
 def tool_qa_item(**overrides) -> ItemRecord:
     response = {"data": [{"form": "ARS", "acc": "1", "meta": {"x": 1}}, {"form": "10-K", "acc": "2", "meta": {"x": 2}}]}
-    values = dict(
-        record_id="SEC_1", kind="tool_qa", gold="ARS", raw={},
-        question="What is the form of filing 1?", context=json.dumps(response),
-        schema='{"type": "object"}', payload={},
-    )
+    values = {
+        "record_id": "SEC_1", "kind": "tool_qa", "gold": "ARS", "raw": {},
+        "question": "What is the form of filing 1?", "context": json.dumps(response),
+        "schema": '{"type": "object"}', "payload": {},
+    }
     values.update(overrides)
     return ItemRecord(**values)
 
@@ -74,7 +83,7 @@ def test_call_chain_prompt_is_paper_004_table_9():
     text = paper("004")
     start = text.index("You have access to a list of APIs and the task description.")
     printed = text[start : text.index("Table 9:")].replace("\\", "").replace("{task description}", "{task}")
-    squash = lambda s: re.sub(r"\s+", "", s)  # noqa: E731 - the paper reflows the lines
+    squash = lambda s: re.sub(r"\s+", "", s)
     assert squash(call_chain.TABLE9_PROMPT) == squash(printed)
 
 

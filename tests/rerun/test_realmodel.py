@@ -30,10 +30,10 @@ def llama():
 
 
 def rerun(llama, items, tmp_path, **overrides):
-    values = dict(
-        base_url=llama.base_url, model="smollm2", temperature=0.0, max_tokens=24, concurrency=1,
-        timeout=120.0, retries=1, cache=True, cache_dir=str(tmp_path / "cache"),
-    )
+    values = {
+        "base_url": llama.base_url, "model": "smollm2", "temperature": 0.0, "max_tokens": 24, "concurrency": 1,
+        "timeout": 120.0, "retries": 1, "cache": True, "cache_dir": str(tmp_path / "cache"),
+    }
     values.update(overrides)
     config = RunConfig(**values)
     results = []

@@ -18,7 +18,15 @@ import random
 
 from reviewer.errors import InputError
 from reviewer.kinds import ItemKind
-from reviewer.rerun.prompts.base import ChatRequest, RerunItem, check_options, fill, require, strategy, user
+from reviewer.rerun.prompts.base import (
+    ChatRequest,
+    RerunItem,
+    check_options,
+    fill,
+    require,
+    strategy,
+    user,
+)
 
 TABLE9_PROMPT = (
     "You have access to a list of APIs and the task description.You need to follow the given task description "

@@ -23,7 +23,14 @@ from typing import Any
 
 from reviewer.errors import InputError
 from reviewer.kinds import ItemKind
-from reviewer.rerun.prompts.base import ChatRequest, RerunItem, check_options, require, strategy, user
+from reviewer.rerun.prompts.base import (
+    ChatRequest,
+    RerunItem,
+    check_options,
+    require,
+    strategy,
+    user,
+)
 
 TYPE_MAP = {"dict": "object", "float": "number", "tuple": "array", "any": "string"}
 

@@ -288,15 +288,16 @@ def gold_code_keys(code: str) -> set[str]:
     """
     keys: set[str] = set()
     for node in ast.walk(ast.parse(code)):
+        key = None
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
-            if isinstance(node.slice.value, str):
-                keys.add(node.slice.value)
+            key = node.slice.value
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
-            if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-                keys.add(node.args[0].value)
+            first = node.args[0] if node.args else None
+            key = first.value if isinstance(first, ast.Constant) else None
         elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Constant):
-            if isinstance(node.left.value, str) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
-                keys.add(node.left.value)
+            key = node.left.value if any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) else None
+        if isinstance(key, str):
+            keys.add(key)
     return keys
 
 

@@ -27,7 +27,16 @@ import re
 
 from reviewer.errors import InputError
 from reviewer.kinds import ItemKind
-from reviewer.rerun.prompts.base import ChatRequest, RerunItem, check_options, fill, require, strategy, system, user
+from reviewer.rerun.prompts.base import (
+    ChatRequest,
+    RerunItem,
+    check_options,
+    fill,
+    require,
+    strategy,
+    system,
+    user,
+)
 from reviewer.rerun.prompts.nlt_paper import SYSTEM_PROMPTS, TOOLS
 
 DEFAULT_PERSONA = (
