@@ -32,7 +32,7 @@ class _Block:
     """Consecutive lines of one side: a whole value (paths computed lazily) or
     one structural line (``{``, ``]``...) of a container shown member by member."""
 
-    __slots__ = ("first_row", "n_lines", "value", "path", "_paths")
+    __slots__ = ("first_row", "n_lines", "value", "path", "_paths", "_offsets")
 
     def __init__(self, first_row: int, n_lines: int, value: Any, path: tuple, whole: bool):
         self.first_row = first_row
@@ -40,6 +40,7 @@ class _Block:
         self.value = value if whole else _LINE
         self.path = path
         self._paths = None
+        self._offsets = None
 
     def path_of(self, offset: int) -> tuple:
         if self.value is _LINE:
@@ -47,6 +48,19 @@ class _Block:
         if self._paths is None:
             self._paths = line_paths(self.value, self.path)
         return self._paths[offset]
+
+    def offset_of(self, path: tuple) -> int | None:
+        """First line of this block belonging to ``path``, or None."""
+        if self.value is _LINE:
+            return 0 if path == self.path else None
+        if self._offsets is None:
+            if self._paths is None:
+                self._paths = line_paths(self.value, self.path)
+            offsets: dict[tuple, int] = {}
+            for offset, line_path in enumerate(self._paths):
+                offsets.setdefault(line_path, offset)
+            self._offsets = offsets
+        return self._offsets.get(path)
 
 
 _LINE = object()
@@ -101,13 +115,10 @@ class AlignedDocument:
         blocks = self._left_blocks if side == "left" else self._right_blocks
         n = len(path)
         for blk in blocks:
-            if blk.value is _LINE:
-                if blk.path == path:
-                    return blk.first_row
-            elif blk.path == path[: len(blk.path)] and len(blk.path) <= n:
-                for offset in range(blk.n_lines):
-                    if blk.path_of(offset) == path:
-                        return blk.first_row + offset
+            if len(blk.path) <= n and blk.path == path[: len(blk.path)]:
+                offset = blk.offset_of(path)
+                if offset is not None:
+                    return blk.first_row + offset
         return None
 
     # -- navigation ----------------------------------------------------------------------
