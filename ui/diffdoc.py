@@ -14,6 +14,7 @@ from typing import Any
 from reviewer.jobs import JobContext
 from reviewer.jsondiff import AlignedDocument, Change, CollapsedRun, DiffOptions, align, diff
 from reviewer.jsondiff.render import scalar_text
+from ui import gcpolicy
 from ui.textdoc import LineDocument, json_tokens
 
 ROLE_OF_KIND = {"added": "added", "removed": "removed", "changed": "changed", "type_changed": "changed",
@@ -104,6 +105,12 @@ def _string_spans(doc: LineDocument, row: int, value: str, ops, side: str) -> No
 
 
 def build_diff(ctx: JobContext | None, left: Any, right: Any, options: DiffOptions | None = None) -> DiffResult:
+    """Diff and lay out two JSON values (a job; runs with the collector paused, see ui.gcpolicy)."""
+    with gcpolicy.paused():
+        return _build_diff(ctx, left, right, options)
+
+
+def _build_diff(ctx: JobContext | None, left: Any, right: Any, options: DiffOptions | None) -> DiffResult:
     changes = diff(left, right, options or DiffOptions(), ctx)
     if ctx is not None:
         ctx.check_cancelled()

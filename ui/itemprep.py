@@ -17,6 +17,7 @@ from typing import Any
 from reviewer.jobs import JobContext
 from reviewer.kinds import ItemKind
 from reviewer.store.views import ItemDetail, OutputView
+from ui import gcpolicy
 from ui.textdoc import (
     LineDocument, ParsedJsonText, json_document, json_tokens, parse_json, plain_tokens, prepare_json_text,
     python_tokens, value_document,
@@ -280,6 +281,11 @@ PREPARERS: dict[str, Callable[[ItemDetail, list[PreparedOutput]], dict]] = {
 
 def load_item(ctx: JobContext, store, item_id: int) -> ItemBundle:
     """Everything the item view shows for one item (a job for ui.jobs)."""
+    with gcpolicy.paused():
+        return _load_item(ctx, store, item_id)
+
+
+def _load_item(ctx: JobContext, store, item_id: int) -> ItemBundle:
     detail = store.item(item_id)
     ctx.check_cancelled()
     outputs = [prepare_output(detail.kind, o) for o in store.outputs(item_id)]

@@ -245,7 +245,10 @@ def prepare_json_text(text: str | None, what: str = "text") -> ParsedJsonText:
 def ensure_value(ctx, parsed: ParsedJsonText) -> Any:
     """The parsed value (a job: parsing a big text takes a while)."""
     if not parsed.value_ready and parsed.ok:
-        parsed.value = parse_json(parsed.source)
+        from ui import gcpolicy
+
+        with gcpolicy.paused():
+            parsed.value = parse_json(parsed.source)
         parsed.value_ready = True
     return parsed.value
 

@@ -9,7 +9,7 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from reviewer.store.models import Adjudication, Annotation, Item
 from reviewer.store.queries import ROW_COLUMNS, ItemQuery
@@ -79,6 +79,19 @@ class ReviewState:
         return f"{self.annotations} annotations ({'agree' if agree else 'disagree'})"
 
 
+# Built once with an expanding parameter: the table runs these for every page it
+# shows, and a fresh ``in_(list)`` would be re-coerced and re-compiled each time.
+_ANNOTATIONS = (
+    select(annotation_t.c.item_id, annotation_t.c.verdict)
+    .where(annotation_t.c.item_id.in_(bindparam("ids", expanding=True)))
+    .order_by(annotation_t.c.item_id, annotation_t.c.annotator)
+)
+_ADJUDICATIONS = select(adjudication_t.c.item_id, adjudication_t.c.verdict).where(
+    adjudication_t.c.item_id.in_(bindparam("ids", expanding=True))
+)
+_ROWS = select(*ROW_COLUMNS).where(item_t.c.id.in_(bindparam("ids", expanding=True)))
+
+
 def review_states(store, item_ids: Sequence[int]) -> dict[int, ReviewState]:
     """The review state of each given item (items nobody annotated included)."""
     ids = list(item_ids)
@@ -86,17 +99,9 @@ def review_states(store, item_ids: Sequence[int]) -> dict[int, ReviewState]:
         return {}
     verdicts: dict[int, list[str]] = {i: [] for i in ids}
     with store.engine.connect() as conn:
-        for item_id, verdict in conn.execute(
-            select(annotation_t.c.item_id, annotation_t.c.verdict)
-            .where(annotation_t.c.item_id.in_(ids))
-            .order_by(annotation_t.c.item_id, annotation_t.c.annotator)
-        ):
+        for item_id, verdict in conn.execute(_ANNOTATIONS, {"ids": ids}):
             verdicts[item_id].append(verdict or "")
-        settled = dict(
-            conn.execute(
-                select(adjudication_t.c.item_id, adjudication_t.c.verdict).where(adjudication_t.c.item_id.in_(ids))
-            ).all()
-        )
+        settled = dict(conn.execute(_ADJUDICATIONS, {"ids": ids}).all())
     return {i: ReviewState(len(v), tuple(v), settled.get(i)) for i, v in verdicts.items()}
 
 
@@ -126,5 +131,5 @@ def rows_by_ids(store, ids: Sequence[int]) -> list[ItemRow]:
     if not ids:
         return []
     with store.engine.connect() as conn:
-        found = {r.id: r for r in conn.execute(select(*ROW_COLUMNS).where(item_t.c.id.in_(ids)))}
+        found = {r.id: r for r in conn.execute(_ROWS, {"ids": ids})}
     return [row_view(found[i]) for i in ids if i in found]

@@ -42,6 +42,13 @@ COLUMNS = (
     ("Question", None),
 )
 COL = {name: i for i, (name, _) in enumerate(COLUMNS)}
+_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+
+_ROLES = frozenset({
+    Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.ForegroundRole,
+    Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.UserRole + 1,
+})
 
 
 def _ordered_ids(ctx, store, query):
@@ -51,7 +58,7 @@ def _ordered_ids(ctx, store, query):
 class ItemTableModel(QAbstractTableModel):
     """Rows of one ItemQuery. ``ItemIdRole`` gives a row's item id."""
 
-    ItemIdRole = Qt.ItemDataRole.UserRole + 1
+    ItemIdRole = Qt.ItemDataRole.UserRole + 1  # listed in _ROLES
     query_changed = Signal(int)  # the new row count
     load_failed = Signal(str)
 
@@ -68,6 +75,7 @@ class ItemTableModel(QAbstractTableModel):
         self._states: dict[int, browse.ReviewState] = {}
         self._scores: dict[int, float | None] | None = None
         self.pages_fetched = 0  # how many page queries ran (the tests read it)
+        self._last: tuple[int, list[ItemRow]] | None = None  # the page of the previous lookup
 
     # -- query ------------------------------------------------------------------
 
@@ -78,6 +86,7 @@ class ItemTableModel(QAbstractTableModel):
         self.beginResetModel()
         self._query = query
         self._ids = None
+        self._last = None
         self._pages.clear()
         self._states.clear()
         try:
@@ -100,6 +109,7 @@ class ItemTableModel(QAbstractTableModel):
 
     def refresh(self) -> None:
         """Forget cached pages (after an edit) and repaint."""
+        self._last = None
         self._pages.clear()
         self._states.clear()
         if self._count:
@@ -119,11 +129,16 @@ class ItemTableModel(QAbstractTableModel):
         if self._query is None or not 0 <= row < self._count:
             return None
         start = row - row % self.page_size
-        page = self._pages.get(start)
-        if page is None:
-            page = self._fetch(start)
+        last = self._last
+        if last is not None and last[0] == start:  # a repaint asks for the same page thousands of times
+            page = last[1]
         else:
-            self._pages.move_to_end(start)
+            page = self._pages.get(start)
+            if page is None:
+                page = self._fetch(start)
+            else:
+                self._pages.move_to_end(start)
+            self._last = (start, page)
         offset = row - start
         return page[offset] if offset < len(page) else None
 
@@ -159,7 +174,7 @@ class ItemTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(COLUMNS)
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):
-        if not index.isValid():
+        if role not in _ROLES or not index.isValid():  # Qt asks for ~10 roles per cell per repaint
             return None
         r = self.row_at(index.row())
         if r is None:
@@ -234,6 +249,4 @@ class ItemTableModel(QAbstractTableModel):
         self.set_query(replace(self._query, sort=key, descending=descending))
 
     def flags(self, index):
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
