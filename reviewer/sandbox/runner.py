@@ -17,6 +17,7 @@ back as JSON over a dedicated pipe, so nothing the program prints can forge it.
 from __future__ import annotations
 
 import atexit
+import glob
 import itertools
 import json
 import os
@@ -34,7 +35,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from reviewer.sandbox._child import pids_cgroup_paths
+from reviewer.sandbox._child import PIDS_CGROUP_ROOTS, pids_cgroup_paths
 
 _CHILD = Path(__file__).with_name("_child.py")
 StartMethod = Literal["server", "spawn"]
@@ -334,11 +335,16 @@ def _read_result(fd: int, deadline: float, cap: int) -> tuple[bytes, bool, bool]
 
 
 def _remove_pids_cgroup(pid: int | None) -> None:
-    """Remove the pids cgroup a finished program made (its tasks may take a moment to leave)."""
+    """Remove the pids cgroup a finished program made (its tasks may take a moment to leave).
+
+    A cgroup that cannot be removed yet is retried by the next run, and cgroups left
+    behind by a process that died (a crashed app) are swept once per process.
+    """
+    _sweep_stale_cgroups()
     if pid is None:
         return
     for path in pids_cgroup_paths(pid):
-        for _ in range(50):
+        for _ in range(400):  # up to ~2 s; the group normally empties at once
             try:
                 os.rmdir(path)
                 break
@@ -346,6 +352,39 @@ def _remove_pids_cgroup(pid: int | None) -> None:
                 break
             except OSError:
                 time.sleep(0.005)
+        else:
+            _LEFT_BEHIND.add(path)
+
+
+_LEFT_BEHIND: set[str] = set()
+_swept_at_start = False
+STALE_CGROUP_AGE = 60.0  # seconds; younger ones may belong to a program starting right now
+
+
+def _sweep_stale_cgroups() -> None:
+    """rmdir our leftover cgroups: ones this process could not remove before, and (once)
+    old ones of dead processes. rmdir only succeeds on an empty cgroup, so a running
+    program's cgroup is never touched."""
+    global _swept_at_start
+    candidates = set(_LEFT_BEHIND)
+    if not _swept_at_start:
+        _swept_at_start = True
+        now = time.time()
+        for root in PIDS_CGROUP_ROOTS:
+            for path in glob.glob(os.path.join(root, "reviewer-sandbox-*")):
+                try:
+                    if now - os.stat(path).st_mtime > STALE_CGROUP_AGE:
+                        candidates.add(path)
+                except OSError:
+                    pass
+    for path in candidates:
+        try:
+            os.rmdir(path)
+            _LEFT_BEHIND.discard(path)
+        except FileNotFoundError:
+            _LEFT_BEHIND.discard(path)
+        except OSError:
+            pass
 
 
 def _kill_group(pid: int) -> None:
