@@ -96,3 +96,30 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> Path:
             fh.write(json.dumps(row, ensure_ascii=False))
             fh.write("\n")
     return path
+
+
+class SingleJsonlFormat:
+    """Shared ``detect`` and ``read`` of a dataset format whose source is one .jsonl file
+    (or a folder holding exactly one) whose records carry ``keys``.
+
+    Subclasses set ``name``, ``label``, ``kind``, ``keys`` and ``what`` (words for
+    messages) and implement ``items(file, ctx)`` and ``write``.
+    """
+
+    keys: tuple[str, ...] = ()
+    what = "records"
+
+    def detect(self, path: Path) -> bool:
+        path = Path(path)
+        if path.is_dir():
+            return any(has_keys(p, self.keys) for p in path.glob("*.jsonl"))
+        return path.suffix == ".jsonl" and has_keys(path, self.keys)
+
+    def read(self, path: Path, ctx):
+        """A .jsonl file, or a folder holding exactly one; records parse while ``items`` is iterated."""
+        from reviewer.formats.base import DatasetRecord, ParsedDataset
+
+        file = pick_jsonl(Path(path), self.keys, self.what)
+        dataset = DatasetRecord(name=file.stem, format=self.name, kind=self.kind, source=str(file),
+                                meta={"file": file.name})
+        return ParsedDataset(dataset, self.items(file, ctx))

@@ -30,8 +30,8 @@ from jsonschema.exceptions import SchemaError
 
 from reviewer.errors import InputError
 from reviewer.formats._jsonio import expect, iter_jsonl, loads_at
-from reviewer.formats._jsonlfiles import PROGRESS_EVERY, UniqueIds, at, has_keys, pick_jsonl, write_jsonl
-from reviewer.formats.base import DatasetRecord, ExportItem, ItemRecord, ParsedDataset
+from reviewer.formats._jsonlfiles import PROGRESS_EVERY, SingleJsonlFormat, UniqueIds, at, write_jsonl
+from reviewer.formats.base import DatasetRecord, ExportItem, ItemRecord
 from reviewer.formats.registry import dataset_format
 from reviewer.jobs import JobContext
 from reviewer.kinds import ItemKind
@@ -102,22 +102,16 @@ def _items(path: Path, ctx: JobContext) -> Iterator[ItemRecord]:
 
 
 @dataset_format
-class SchemaGenFormat:
+class SchemaGenFormat(SingleJsonlFormat):
     name = "schemagen"
     label = "Schema-constrained generation (JSONL: id, subset, schema, verify_schema)"
     kind = ItemKind.SCHEMA_GEN.value
 
-    def detect(self, path: Path) -> bool:
-        path = Path(path)
-        if path.is_dir():
-            return any(has_keys(p, KEYS) for p in path.glob("*.jsonl"))
-        return path.suffix == ".jsonl" and has_keys(path, KEYS)
+    keys = KEYS
+    what = "schema-generation"
 
-    def read(self, path: Path, ctx: JobContext) -> ParsedDataset:
-        """A .jsonl file, or a folder holding exactly one; records parse while ``items`` is iterated."""
-        file = pick_jsonl(Path(path), KEYS, "schema-generation")
-        dataset = DatasetRecord(name=file.stem, format=self.name, kind=self.kind, source=str(file), meta={"file": file.name})
-        return ParsedDataset(dataset, _items(file, ctx))
+    def items(self, file: Path, ctx: JobContext) -> Iterator[ItemRecord]:
+        return _items(file, ctx)
 
     def write(self, dataset: DatasetRecord, items: list[ExportItem], out: Path, ctx: JobContext) -> list[Path]:
         """The records as imported, one a line, in ``out/<file name as imported>``."""

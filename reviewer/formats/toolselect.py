@@ -23,8 +23,8 @@ from typing import Any
 
 from reviewer.errors import InputError
 from reviewer.formats._jsonio import expect, iter_jsonl
-from reviewer.formats._jsonlfiles import PROGRESS_EVERY, UniqueIds, at, has_keys, pick_jsonl, write_jsonl
-from reviewer.formats.base import DatasetRecord, ExportItem, ItemRecord, ParsedDataset
+from reviewer.formats._jsonlfiles import PROGRESS_EVERY, SingleJsonlFormat, UniqueIds, at, write_jsonl
+from reviewer.formats.base import DatasetRecord, ExportItem, ItemRecord
 from reviewer.formats.registry import dataset_format
 from reviewer.jobs import JobContext
 from reviewer.kinds import ItemKind
@@ -94,22 +94,16 @@ def _items(path: Path, ctx: JobContext) -> Iterator[ItemRecord]:
 
 
 @dataset_format
-class ToolSelectFormat:
+class ToolSelectFormat(SingleJsonlFormat):
     name = "toolselect"
     label = "Tool selection (JSONL: id, message, tools, expected)"
     kind = ItemKind.TOOL_SELECT.value
 
-    def detect(self, path: Path) -> bool:
-        path = Path(path)
-        if path.is_dir():
-            return any(has_keys(p, KEYS) for p in path.glob("*.jsonl"))
-        return path.suffix == ".jsonl" and has_keys(path, KEYS)
+    keys = KEYS
+    what = "tool-selection"
 
-    def read(self, path: Path, ctx: JobContext) -> ParsedDataset:
-        """A .jsonl file, or a folder holding exactly one; records parse while ``items`` is iterated."""
-        file = pick_jsonl(Path(path), KEYS, "tool-selection")
-        dataset = DatasetRecord(name=file.stem, format=self.name, kind=self.kind, source=str(file), meta={"file": file.name})
-        return ParsedDataset(dataset, _items(file, ctx))
+    def items(self, file: Path, ctx: JobContext) -> Iterator[ItemRecord]:
+        return _items(file, ctx)
 
     def write(self, dataset: DatasetRecord, items: list[ExportItem], out: Path, ctx: JobContext) -> list[Path]:
         """``out/<file name as imported>``; an edited gold must still name only the item's tools."""
