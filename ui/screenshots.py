@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         build_demo_store(store)
         settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
         window = MainWindow(store, settings)
-        window.resize(1500, 900)
+        window.resize(1800, 1000)
         window.show()
         wait_until(app, lambda: window.datasets)
         tabs_to_show = {"tool_qa": ["Output", "Gold vs output"], "extraction": ["Gold vs output"], "call_chain": ["Calls", "Graph"],

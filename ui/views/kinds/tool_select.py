@@ -34,6 +34,8 @@ class ToolSelectLayout(KindLayout):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
         self.table.verticalHeader().setVisible(False)
+        # Descriptions wrap: row heights follow the width the description column gets.
+        self.table.horizontalHeader().sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
         return [(self.table, "Selection")]
 
     def fill_left(self, bundle: ItemBundle) -> None:
@@ -74,10 +76,10 @@ class ToolSelectLayout(KindLayout):
                         item.setFont(bold)
                         item.setToolTip("disagrees with the expected answer")
                 self.table.setItem(r, 3 + k, item)
+        # The YES/NO columns and the names take what they need; descriptions the rest.
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.table.resizeColumnToContents(0)
         self.table.resizeRowsToContents()
         expected_text = ", ".join(sorted(expected)) or "none (no tool should be called)"
         verdicts = [f"{run}: {'all correct' if n == 0 else f'{n} wrong'}" for run, n in zip(runs, wrong)]

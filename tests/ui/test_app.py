@@ -1,0 +1,36 @@
+"""ui.app.main: opens the store, imports the samples on a first start, shows the
+main window and returns the event loop's exit code."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QStandardPaths, QTimer
+from PySide6.QtWidgets import QApplication
+
+from reviewer.store import Store
+from ui.app import main
+from ui.main_window import MainWindow
+
+
+def test_main_shows_the_window_with_the_store_datasets(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    QStandardPaths.setTestModeEnabled(True)  # keep QSettings away from the real user config
+    db = str(tmp_path / "app.sqlite3")
+    seen = {}
+
+    def look():
+        windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+        if windows and windows[0].datasets is not None and windows[0].dataset_box.count():
+            seen["datasets"] = [d.name for d in windows[0].datasets]
+            windows[0].close()
+            QApplication.instance().exit(7)
+        else:
+            QTimer.singleShot(20, look)
+
+    QTimer.singleShot(0, look)
+    assert main(db, []) == 7
+    store = Store(db)
+    try:
+        assert seen["datasets"] == [d.name for d in store.datasets()]
+        assert seen["datasets"], "the first start imports the bundled samples"
+    finally:
+        store.close()
