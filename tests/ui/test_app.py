@@ -26,8 +26,15 @@ def test_main_shows_the_window_with_the_store_datasets(qtbot, tmp_path, monkeypa
         else:
             QTimer.singleShot(20, look)
 
+    app = QApplication.instance()
+    # Closing the last window would otherwise post a Quit event that ends every
+    # event loop the following tests start.
+    app.setQuitOnLastWindowClosed(False)
     QTimer.singleShot(0, look)
-    assert main(db, []) == 7
+    try:
+        assert main(db, []) == 7
+    finally:
+        app.setQuitOnLastWindowClosed(True)
     store = Store(db)
     try:
         assert seen["datasets"] == [d.name for d in store.datasets()]
