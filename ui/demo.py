@@ -158,10 +158,10 @@ def tool_select():
                       payload={"tools": tools}, category="multi-tool", source_file="appendix_a.jsonl",
                       source_line=7)
     return [item], {
-        "selector-a": [OutputRecord("nlt-07", "Calendar: YES\nMaps: YES\nWeather: NO\nEmail: NO", {},
-                                    prediction=["Calendar", "Maps"])],
-        "selector-b": [OutputRecord("nlt-07", "Weather: YES\nCalendar: YES\nMaps: NO\nEmail: NO", {},
-                                    prediction={"Weather": "YES", "Calendar": "YES", "Maps": "NO", "Email": "NO"})],
+        "selector-a": [OutputRecord("nlt-07", "Thinking: needs the calendar and a route.\n\nWeather - NO\n"
+                                    "Calendar - YES\nEmail - NO\nMaps - YES\nAssessment finished.", {})],
+        "selector-b": [OutputRecord("nlt-07", "Thinking: checking the day.\n\nWeather - YES\nCalendar - YES\n"
+                                    "Email - NO\nMaps - NO\nAssessment finished.", {})],
     }
 
 

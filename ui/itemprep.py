@@ -247,20 +247,21 @@ def _call_chain(detail: ItemDetail, outputs: list[PreparedOutput]) -> dict:
     }
 
 
-def _yes_no(value: Any) -> set[str] | None:
-    """The tool names an output selects (a list of names, or a {name: YES/NO} object)."""
-    if isinstance(value, list):
-        return {str(v) for v in value}
-    if isinstance(value, dict):
-        return {str(k) for k, v in value.items() if str(v).strip().upper() in ("YES", "TRUE", "1")}
-    return None
-
-
 def _tool_select(detail: ItemDetail, outputs: list[PreparedOutput]) -> dict:
+    """Expected tools and, per output, the tools it selects as the scorer reads them
+    (reviewer.scoring.toolselect, lenient lines) with the reader's notes."""
+    from reviewer.scoring.base import ScoringOutput
+    from reviewer.scoring.toolselect import selected_tools
+
     tools = (detail.payload or {}).get("tools") or []
-    expected = set(detail.gold or [])
-    chosen = [_yes_no(p.value) for p in outputs]
-    return {"tools": tools, "expected": expected, "chosen": chosen}
+    names = [t["name"] for t in tools if isinstance(t, dict) and "name" in t]
+    chosen, notes = [], []
+    for p in outputs:
+        o = p.output
+        picked, why = selected_tools(names, ScoringOutput(o.text, o.prediction, o.extra or {}, o.status), lenient=True)
+        chosen.append(picked)
+        notes.append(why)
+    return {"tools": tools, "expected": set(detail.gold or []), "chosen": chosen, "notes": notes}
 
 
 def _function_call(detail: ItemDetail, outputs: list[PreparedOutput]) -> dict:

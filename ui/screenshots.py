@@ -1,5 +1,6 @@
-"""``python -m ui.screenshots OUT_DIR [--theme dark]``: PNGs of the main window
-showing an item of each kind (offscreen, from a demo store in a temp folder)."""
+"""``python -m ui.screenshots OUT_DIR [--theme dark] [--samples]``: PNGs of the main
+window showing an item of each kind (offscreen, from a store in a temp folder
+holding ui.demo's items, or with ``--samples`` the bundled sample datasets)."""
 
 from __future__ import annotations
 
@@ -37,14 +38,20 @@ def main(argv: list[str] | None = None) -> int:
 
     from reviewer.store import Store
     from ui import theme
-    from ui.demo import KINDS, build_demo_store
+    from ui.demo import build_demo_store
     from ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
     theme.apply(app, theme_name)
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(str(Path(tmp) / "demo.sqlite3"))
-        build_demo_store(store)
+        if "--samples" in argv:
+            from reviewer.samples import ensure_samples
+
+            ensure_samples(store)
+        else:
+            build_demo_store(store)
+        datasets = {d.kind: d.name for d in store.datasets()}
         settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
         window = MainWindow(store, settings)
         window.resize(1800, 1000)
@@ -52,12 +59,12 @@ def main(argv: list[str] | None = None) -> int:
         wait_until(app, lambda: window.datasets)
         tabs_to_show = {"tool_qa": ["Output", "Gold vs output"], "extraction": ["Gold vs output"], "call_chain": ["Calls", "Graph"],
                         "schema_gen": ["Validation"], "tool_select": ["Selection"], "function_call": ["Gold vs output"]}
-        for kind in KINDS:
-            window.select_dataset(f"demo-{kind}")
+        for kind, dataset in datasets.items():
+            window.select_dataset(dataset)
             wait_until(app, lambda: window.item_view.bundle is not None
                        and window.item_view.bundle.detail.kind == kind)
             layout = window.item_view.current_layout()
-            for tab in tabs_to_show[kind]:
+            for tab in tabs_to_show.get(kind, ["Output"]):
                 for i in range(layout.tabs.count()):
                     if layout.tabs.tabText(i) == tab:
                         layout.tabs.setCurrentIndex(i)
@@ -66,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                     layout.diff.next_change()
                 for _ in range(5):
                     app.processEvents()
-                name = out / f"{kind}-{tab.lower().replace(' ', '_')}-{theme_name}.png"
+                name = out / f"{dataset}-{tab.lower().replace(' ', '_')}-{theme_name}.png"
                 window.grab().save(str(name))
                 print(name)
         window.close()

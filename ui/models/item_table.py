@@ -73,6 +73,7 @@ class ItemTableModel(QAbstractTableModel):
         self._count = 0
         self._pages: OrderedDict[int, list[ItemRow]] = OrderedDict()
         self._states: dict[int, browse.ReviewState] = {}
+        self._viewer: tuple[str | None, bool] = (None, False)
         self._scores: dict[int, float | None] | None = None
         self.pages_fetched = 0  # how many page queries ran (the tests read it)
         self._last: tuple[int, list[ItemRow]] | None = None  # the page of the previous lookup
@@ -115,6 +116,12 @@ class ItemTableModel(QAbstractTableModel):
         if self._count:
             self.dataChanged.emit(self.index(0, 0), self.index(self._count - 1, len(COLUMNS) - 1))
 
+    def set_viewer(self, name: str | None, sees_all: bool = False) -> None:
+        """Whose eyes the Review column uses: an annotator sees only their own verdicts
+        until an item reaches adjudication (blind review); an adjudicator sees all."""
+        self._viewer = (name, sees_all)
+        self.refresh()
+
     def set_scores(self, scores: dict[int, float | None] | None) -> None:
         """Scores of the selected run by item id (None: no run selected)."""
         self._scores = scores
@@ -152,7 +159,7 @@ class ItemTableModel(QAbstractTableModel):
                 page = browse.rows_by_ids(self.store, self._ids[start : start + self.page_size])
             else:
                 page = self.store.item_page(self._query, start, self.page_size)
-            self._states.update(browse.review_states(self.store, [r.id for r in page]))
+            self._states.update(browse.review_states(self.store, [r.id for r in page], *self._viewer))
         except Exception as exc:
             log.exception("fetching items failed")
             self.load_failed.emit(str(exc))

@@ -3,6 +3,8 @@ run's predicted YES/NO; disagreements stand out."""
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
@@ -43,7 +45,7 @@ class ToolSelectLayout(KindLayout):
         tools, expected, chosen = view["tools"], view["expected"], view["chosen"]
         self.message.set_text(bundle.detail.question)
         runs = [p.label for p in bundle.outputs]
-        headers = ["Tool", "Description", "Expected"] + runs
+        headers = ["Tool", "Description", "Expected"] + [p.output.run for p in bundle.outputs]
         self.table.clear()
         self.table.setColumnCount(len(headers))
         self.table.setRowCount(len(tools))
@@ -51,6 +53,8 @@ class ToolSelectLayout(KindLayout):
         bold = QFont()
         bold.setBold(True)
         wrong = [0] * len(runs)
+        for k, label in enumerate(runs):
+            self.table.horizontalHeaderItem(3 + k).setToolTip(label)
         for r, tool in enumerate(tools):
             name = str(tool.get("name", "")) if isinstance(tool, dict) else str(tool)
             desc = str(tool.get("description", "")) if isinstance(tool, dict) else ""
@@ -66,7 +70,8 @@ class ToolSelectLayout(KindLayout):
             for k, picked in enumerate(chosen):
                 if picked is None:
                     item = QTableWidgetItem("?")
-                    item.setToolTip("no selection could be read from this output")
+                    item.setToolTip("no selection could be read from this output: "
+                                    + "; ".join(view["notes"][k]))
                 else:
                     got = name in picked
                     item = QTableWidgetItem("YES" if got else "NO")
@@ -76,11 +81,20 @@ class ToolSelectLayout(KindLayout):
                         item.setFont(bold)
                         item.setToolTip("disagrees with the expected answer")
                 self.table.setItem(r, 3 + k, item)
-        # The YES/NO columns and the names take what they need; descriptions the rest.
+        # Names and YES/NO columns take what they need (names at most 200 px);
+        # descriptions wrap in a readable width (the table scrolls sideways if narrow).
         header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        for col in range(self.table.columnCount()):
+            if col != 1:
+                self.table.resizeColumnToContents(col)
+        self.table.setColumnWidth(0, min(self.table.columnWidth(0), 200))
+        self.table.setColumnWidth(1, 300)
         self.table.resizeRowsToContents()
-        expected_text = ", ".join(sorted(expected)) or "none (no tool should be called)"
-        verdicts = [f"{run}: {'all correct' if n == 0 else f'{n} wrong'}" for run, n in zip(runs, wrong)]
+        expected_text = html.escape(", ".join(sorted(expected))) or "none (no tool should be called)"
+        verdicts = []
+        for run, n, picked, notes in zip(runs, wrong, chosen, view["notes"]):
+            verdict = "no selection could be read" if picked is None else "all correct" if n == 0 else f"{n} wrong"
+            verdicts.append(f"{html.escape(run)}: {verdict}" + (f" <i>({html.escape('; '.join(notes))})</i>" if notes else ""))
         self.summary.setText(f"<b>Expected:</b> {expected_text}" + ("<br><br>" + "<br>".join(verdicts) if verdicts else ""))
