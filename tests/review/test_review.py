@@ -172,3 +172,16 @@ def test_extraction_gold_that_fails_its_schema_is_not_released():
     assert failure.startswith("schema: $.age:")
     chain = [{"api_name": "a", "parameters": {"x": "API_call_1"}, "responses": ["API_call_0"]}]
     assert "uses API_call_1" in release.automatic_checks("call_chain", chain, None)[0]
+
+
+def test_item_table_review_column_is_blind_too(store, items):
+    from reviewer.store.browse import review_states
+
+    _, ids = items
+    save_annotation(store, ids[0], "alice", passed(), None)
+    assert review_states(store, [ids[0]], "bob")[ids[0]].label() == "1 annotation (1 hidden)"
+    assert review_states(store, [ids[0]], "alice")[ids[0]].label() == "1 annotation (pass)"  # her own
+    assert review_states(store, [ids[0]], "carol", sees_all=True)[ids[0]].label() == "1 annotation (pass)"
+    save_annotation(store, ids[0], "bob", Draft(verdict="reject", ambiguity="high"), None)
+    # two finished annotations that disagree: the item reached adjudication, nothing is hidden
+    assert review_states(store, [ids[0]], "bob")[ids[0]].label() == "2 annotations (disagree)"
