@@ -147,7 +147,14 @@ def cmd_score(args) -> int:
         print(f"dataset {args.dataset!r} has no runs to score")
         return EXIT_OK
     modes = ["faithful", "fixed"] if args.mode == "both" else [args.mode]
-    results = [score_run(store, r.id, mode, JobContext(_terminal_progress())) for r in runs for mode in modes]
+    judge = None
+    if args.judge_model:
+        from reviewer.rerun.config import RunConfig
+
+        judge = RunConfig(base_url=args.judge_base_url or "", model=args.judge_model,
+                          api_key_env=args.judge_api_key_env, max_tokens=16, cache=False)
+    results = [score_run(store, r.id, mode, JobContext(_terminal_progress()), judge=judge)
+               for r in runs for mode in modes]
     if args.json:
         print(json.dumps([vars(r) for r in results], ensure_ascii=False, indent=2, default=str))
         return EXIT_OK
@@ -321,6 +328,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["faithful", "fixed", "both"], default="faithful",
                    help="faithful: the official scorer, quirks included; fixed: quirks corrected")
     p.add_argument("--json", action="store_true", help="print the scorers' full summaries as JSON")
+    p.add_argument("--judge-model", help="also ask this model as LLM judge (tool-response QA, paper 000 Fig. 24)")
+    p.add_argument("--judge-base-url", help="the judge's OpenAI-compatible endpoint")
+    p.add_argument("--judge-api-key-env", help="environment variable holding the judge's API key")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("compare", parents=[common], help="two scored runs side by side, largest difference first")

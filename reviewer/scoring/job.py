@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from reviewer.jobs import JobContext, silent
+from reviewer.rerun.config import RunConfig
 from reviewer.scoring.base import Mode, ScoreResult, ScoringItem, ScoringOutput
 from reviewer.scoring.registry import scorer_for
 from reviewer.store.models import Blob, Dataset, Item, Output, Run, Score, utcnow
@@ -92,8 +93,13 @@ def _as_number(value) -> float | None:
 
 def score_run(
     store, run_id: int, mode: Mode = "faithful", ctx: JobContext | None = None, item_ids: list[int] | None = None,
+    judge: RunConfig | None = None,
 ) -> RunScores:
-    """Score a run's outputs (all, or those of ``item_ids``) and store the scores."""
+    """Score a run's outputs (all, or those of ``item_ids``) and store the scores.
+
+    With ``judge`` (an endpoint and model), scorers that have an LLM-as-judge
+    metric (tool-response QA, paper 000 Figure 24) ask that model too.
+    """
     ctx = ctx or silent()
     with store.engine.connect() as conn:
         run = conn.execute(select(run_t.c.name, dataset_t.c.kind).join(
@@ -101,6 +107,10 @@ def score_run(
         rows = _load(conn, run_id, item_ids)
         texts = _texts(conn, rows)
     scorer = scorer_for(run.kind)
+    if judge is not None and hasattr(scorer, "judge_fn"):
+        from reviewer.scoring.judge_client import openai_judge
+
+        scorer.judge_fn = openai_judge(judge)
     result = RunScores(run_id, run.name, scorer.name, mode)
     pairs: list[tuple[ScoringItem, ScoreResult]] = []
     pending: list[dict] = []

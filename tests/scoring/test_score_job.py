@@ -89,3 +89,18 @@ def test_two_runs_compare_largest_difference_first(samples):
     assert len(rows) == 6
     diffs = [abs(r["difference"]) for r in rows]
     assert diffs == sorted(diffs, reverse=True) and diffs[0] == 1.0
+
+
+def test_llm_judge_asks_the_endpoint_with_figure_24_prompt(samples, tmp_path):
+    from reviewer.rerun.config import RunConfig
+    from reviewer.testing.openai_server import OpenAIServer, Reply
+
+    store = samples
+    run = store.runs("sample-tool-qa")[0]
+    with OpenAIServer(responder=lambda body: Reply(text="True. The answers match.")) as server:
+        judge = RunConfig(base_url=server.base_url, model="judge", cache=False)
+        score_run(store, run.id, "faithful", judge=judge)
+        prompts = [r.body["messages"][-1]["content"] for r in server.chat_requests()]
+    assert len(prompts) == 6
+    assert all("Ground truth" in p or "ground truth" in p.lower() for p in prompts)
+    assert all(r.metrics["llm_as_a_judge"] is True for r in stored_results(store, run.id).values())
