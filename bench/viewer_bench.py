@@ -28,8 +28,8 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QElapsedTimer, QThreadPool, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QElapsedTimer, QThreadPool, QTimer
+from PySide6.QtWidgets import QApplication
 
 OPEN_BUDGET_MS, RSS_BUDGET_MB, STALL_BUDGET_MS = 150.0, 150.0, 50.0
 
@@ -118,12 +118,12 @@ def bench_open(app, runner, text: str, repeat: int) -> None:
     rss_growth = None
     for n in range(repeat):
         painted = []
-        view.painted.connect(lambda: painted.append(time.perf_counter()))
+        view.painted.connect(lambda painted=painted: painted.append(time.perf_counter()))
         meter.start()
         t0 = time.perf_counter()
         runner.start("open", lambda ctx, t: prepare_json_text(t, "response"), text,
                      on_result=lambda parsed: view.set_document(parsed.document))
-        spin_until(app, lambda: painted and view.document().lines)
+        spin_until(app, lambda painted=painted: bool(painted) and len(view.document()) > 0)
         times.append((painted[0] - t0) * 1000)
         stalls.append(meter.stop())
         view.painted.disconnect()
@@ -174,11 +174,12 @@ def bench_item(app, text: str, doc: dict, repeat: int) -> None:
             painted = []
             # Count only paints after the new item reached the layout.
             layout.response.painted.connect(
-                lambda: painted.append(time.perf_counter()) if view.bundle.detail.id == item_id else None)
+                lambda painted=painted, item_id=item_id: painted.append(time.perf_counter())
+                if view.bundle.detail.id == item_id else None)
             meter.start()
             t0 = time.perf_counter()
             view.show_item(item_id)
-            spin_until(app, lambda: bool(painted))
+            spin_until(app, lambda painted=painted: bool(painted))
             times.append((painted[0] - t0) * 1000)
             stalls.append(meter.stop())
             layout.response.painted.disconnect()
@@ -213,11 +214,11 @@ def bench_diff(app, runner, doc: dict, repeat: int) -> None:
     times, stalls = [], []
     for _ in range(repeat):
         done = []
-        view.ready.connect(lambda: done.append(time.perf_counter()))
+        view.ready.connect(lambda done=done: done.append(time.perf_counter()))
         meter.start()
         t0 = time.perf_counter()
         view.compare(doc, other)
-        spin_until(app, lambda: bool(done), timeout=120)
+        spin_until(app, lambda done=done: bool(done), timeout=120)
         view.repaint()
         times.append((time.perf_counter() - t0) * 1000)
         stalls.append(meter.stop())
@@ -233,6 +234,7 @@ def bench_diff(app, runner, doc: dict, repeat: int) -> None:
 
 
 def bench_table(app) -> None:
+    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QTableView
 
     from reviewer.formats.base import DatasetRecord, ItemRecord, ParsedDataset
@@ -240,8 +242,6 @@ def bench_table(app) -> None:
     from reviewer.store import Store
     from reviewer.store.importing import import_dataset
     from reviewer.store.queries import ItemQuery
-    from PySide6.QtCore import Qt
-
     from ui.models.item_table import COL, ItemTableModel
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -35,7 +35,7 @@ def main(db: str | None = None, argv: list[str] | None = None) -> int:
     store = Store(db)
     try:
         ensure_samples(store)
-    except Exception as exc:  # a broken sample must not keep the app from starting
+    except Exception as exc:  # noqa: BLE001 - a broken sample must not keep the app from starting
         print(f"reviewer: could not import the sample datasets: {exc}", file=sys.stderr)
 
     from ui import parsepool

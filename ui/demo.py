@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import json
 
-from reviewer.formats.base import DatasetRecord, ItemRecord, OutputRecord, ParsedDataset, ParsedRun, RunRecord
+from reviewer.formats.base import (
+    DatasetRecord,
+    ItemRecord,
+    OutputRecord,
+    ParsedDataset,
+    ParsedRun,
+    RunRecord,
+)
 from reviewer.jobs import silent
 from reviewer.store.importing import import_dataset, import_run
 

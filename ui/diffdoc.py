@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewer.jobs import JobContext
-from reviewer.jsondiff import AlignedDocument, Change, CollapsedRun, DiffOptions, align, diff
+from reviewer.jsondiff import (
+    AlignedDocument,
+    Change,
+    CollapsedRun,
+    DiffOptions,
+    align,
+    diff,
+)
 from reviewer.jsondiff.render import scalar_text
 from ui import gcpolicy
 from ui.textdoc import LineDocument, json_tokens

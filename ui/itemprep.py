@@ -19,8 +19,15 @@ from reviewer.kinds import ItemKind
 from reviewer.store.views import ItemDetail, OutputView
 from ui import gcpolicy
 from ui.textdoc import (
-    LineDocument, ParsedJsonText, json_document, json_tokens, parse_json, plain_tokens, prepare_json_text,
-    python_tokens, value_document,
+    LineDocument,
+    ParsedJsonText,
+    json_document,
+    json_tokens,
+    parse_json,
+    plain_tokens,
+    prepare_json_text,
+    python_tokens,
+    value_document,
 )
 
 _FENCE = re.compile(r"```(?:json|python|py)?\s*\n(.*?)```", re.DOTALL)
@@ -209,7 +216,7 @@ def validate_output(value: Any, ok: bool, schema: Any) -> Validation:
         return Validation(json_document(value), [], "no schema to validate against")
     try:
         validator = _validator(schema)
-    except Exception as exc:  # a broken schema is shown, not raised
+    except Exception as exc:  # noqa: BLE001 - a broken schema is shown, not raised
         return Validation(json_document(value), [], f"the schema itself is invalid: {exc}")
     layout = align(value, value, [])  # the same pretty text, with a path per line
     doc = LineDocument([line or "" for line in layout.left_lines], json_tokens)
@@ -296,4 +303,4 @@ def _load_item(ctx: JobContext, store, item_id: int) -> ItemBundle:
     return ItemBundle(detail, outputs, view)
 
 
-__all__ = ["ItemBundle", "PreparedOutput", "ParsedJsonText", "Validation", "load_item", "read_json_answer"]
+__all__ = ["ItemBundle", "ParsedJsonText", "PreparedOutput", "Validation", "load_item", "read_json_answer"]

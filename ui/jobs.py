@@ -109,7 +109,7 @@ class _Runnable(QRunnable):
             value = self.fn(job.ctx, *self.args, **self.kwargs)
         except Cancelled:
             job._report.emit("cancelled", None, "")
-        except BaseException as exc:  # reported to the GUI, which shows it
+        except BaseException as exc:  # noqa: BLE001 - every failure is reported to the GUI
             job._report.emit("failed", exc, traceback.format_exc())
         else:
             job._report.emit("finished", value, "")

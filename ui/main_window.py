@@ -13,8 +13,18 @@ from __future__ import annotations
 from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView, QApplication, QComboBox, QHeaderView, QLabel, QMainWindow, QMessageBox, QProgressBar,
-    QSplitter, QTableView, QToolButton, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QHeaderView,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QSplitter,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from reviewer.store import browse
@@ -308,8 +318,7 @@ class MainWindow(QMainWindow):
         theme.apply(app, "dark" if dark else "light")
         self.theme_action.setChecked(dark)
         self.settings.setValue("theme", theme.current())
-        if self.item_view.bundle is not None:  # layouts colour some things when filled
-            self.item_view._show(self.item_view.bundle)
+        self.item_view.refresh()  # layouts colour some things when filled
 
     # -- jobs ---------------------------------------------------------------------------
 

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
                         "schema_gen": ["Validation"], "tool_select": ["Selection"], "function_call": ["Gold vs output"]}
         for kind, dataset in datasets.items():
             window.select_dataset(dataset)
-            wait_until(app, lambda: window.item_view.bundle is not None
+            wait_until(app, lambda kind=kind: window.item_view.bundle is not None
                        and window.item_view.bundle.detail.kind == kind)
             layout = window.item_view.current_layout()
             for tab in tabs_to_show.get(kind, ["Output"]):
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
                     if layout.tabs.tabText(i) == tab:
                         layout.tabs.setCurrentIndex(i)
                 if tab == "Gold vs output":
-                    wait_until(app, lambda: layout.diff.result is not None, 5)
+                    wait_until(app, lambda layout=layout: layout.diff.result is not None, 5)
                     layout.diff.next_change()
                 for _ in range(5):
                     app.processEvents()

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import re
 from array import array
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from bisect import bisect_right
 from typing import Any
 
 from reviewer.jsondiff.render import pretty_text
@@ -53,10 +53,7 @@ def plain_tokens(line: str) -> list[Token]:
     return []
 
 
-_PY_KEYWORDS = (
-    "False None True and as assert async await break class continue def del elif else except finally for from "
-    "global if import in is lambda nonlocal not or pass raise return try while with yield"
-).split()
+_PY_KEYWORDS = ["False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"]
 _PY_TOKEN = re.compile(
     r"(?P<comment>#.*)"
     r"|(?P<string>[rbfuRBFU]{0,2}(?:\"\"\"|'''|\"(?:[^\"\\]|\\.)*\"?|'(?:[^'\\]|\\.)*'?))"
@@ -85,7 +82,7 @@ class TextLines(Sequence):
     BLOCK = 64 * 1024
     CACHED_BLOCKS = 32
 
-    __slots__ = ("text", "block_starts", "block_lines", "n", "_cache")
+    __slots__ = ("_cache", "block_lines", "block_starts", "n", "text")
 
     def __init__(self, text: str):
         self.text = text

@@ -102,3 +102,14 @@ def test_a_new_compare_replaces_the_old(qtbot, diff_view):
         diff_view.compare([1, 2], [1, 2])
     assert diff_view.result.changes == [] and diff_view.summary.text() == "identical"
     assert diff_view.changes.count() == 0
+
+
+def test_clicking_a_line_shows_its_json_path(qtbot, diff_view):
+    from PySide6.QtCore import QPoint
+
+    row = diff_view.result.change_rows[2]  # $.items[40].v
+    diff_view.left.scroll_to_line(row, center=False)
+    y = (row - diff_view.left.first_visible_line()) * diff_view.left._lh + 2
+    qtbot.mouseClick(diff_view.left.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(40, y))
+    assert diff_view.path.text() == "gold: $.items[40].v"
+    assert diff_view.path_at(row, "right") == "$.items[40].v"

@@ -6,7 +6,12 @@ from PySide6.QtCore import Qt
 
 from tests.ui.conftest import open_dataset
 from ui.views.kinds import (
-    CallChainLayout, ExtractionLayout, FunctionCallLayout, SchemaGenLayout, ToolQaLayout, ToolSelectLayout,
+    CallChainLayout,
+    ExtractionLayout,
+    FunctionCallLayout,
+    SchemaGenLayout,
+    ToolQaLayout,
+    ToolSelectLayout,
 )
 
 

@@ -68,7 +68,7 @@ def test_selection_and_copy(qtbot):
     assert QGuiApplication.clipboard().text() == "alpha beta\ngamma delta\nepsilon"
     # Drag from the start of line 1 to line 2, column 5.
     y0 = view._lh // 2
-    x = lambda col: int(view._gw + col * view._cw)  # noqa: E731
+    x = lambda col: int(view._gw + col * view._cw)
     qtbot.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x(6), y0))
     qtbot.mouseMove(view.viewport(), QPoint(x(5), y0 + view._lh))
     qtbot.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x(5), y0 + view._lh))

@@ -42,6 +42,7 @@ COLUMNS = (
     ("Question", None),
 )
 COL = {name: i for i, (name, _) in enumerate(COLUMNS)}
+_ROOT = QModelIndex()
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
@@ -174,10 +175,10 @@ class ItemTableModel(QAbstractTableModel):
 
     # -- model ------------------------------------------------------------------
 
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else self._count
 
-    def columnCount(self, parent=QModelIndex()) -> int:
+    def columnCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
 
     def data(self, index, role=Qt.ItemDataRole.DisplayRole):

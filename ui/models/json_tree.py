@@ -20,11 +20,12 @@ from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelInde
 from reviewer.errors import json_path
 
 BATCH = 500
+_ROOT = QModelIndex()  # the invalid index: Qt's "no parent"
 PREVIEW = 160
 
 
 class _Node:
-    __slots__ = ("parent", "row", "key", "value", "children", "_size")
+    __slots__ = ("_size", "children", "key", "parent", "row", "value")
 
     def __init__(self, parent: _Node | None, row: int, key: Any, value: Any):
         self.parent, self.row, self.key, self.value = parent, row, key, value
@@ -102,7 +103,7 @@ class JsonTreeModel(QAbstractItemModel):
             return min(1, node._size)
         return node._size
 
-    def index(self, row: int, column: int, parent=QModelIndex()) -> QModelIndex:
+    def index(self, row: int, column: int, parent=_ROOT) -> QModelIndex:
         node = self._node(parent)
         if node is None:
             return self.createIndex(row, column, self._top) if row == 0 else QModelIndex()
@@ -110,23 +111,23 @@ class JsonTreeModel(QAbstractItemModel):
             return self.createIndex(row, column, node.children[row])
         return QModelIndex()
 
-    def parent(self, index=QModelIndex()):  # noqa: A003 - Qt's name
+    def parent(self, index=_ROOT):
         node = self._node(index)
         if node is None or node.parent is None or node.parent is self._root:
             return QModelIndex()
         up = node.parent
         return self.createIndex(up.row, 0, up)
 
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent=_ROOT) -> int:
         if parent.column() > 0:
             return 0
         node = self._node(parent)
         return 1 if node is None else len(node.children)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
+    def columnCount(self, parent=_ROOT) -> int:
         return len(self.COLUMNS)
 
-    def hasChildren(self, parent=QModelIndex()) -> bool:
+    def hasChildren(self, parent=_ROOT) -> bool:
         if parent.column() > 0:  # children hang off column 0 only
             return False
         node = self._node(parent)

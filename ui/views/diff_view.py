@@ -13,10 +13,18 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QSplitter, QToolButton, QVBoxLayout, QWidget,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
 )
 
-from reviewer.jsondiff import count_by_kind
+from reviewer.jsondiff import count_by_kind, render_path
 from ui.diffdoc import DiffResult, build_diff
 from ui.widgets.line_view import LineView
 
@@ -43,6 +51,9 @@ class DiffView(QWidget):
             label.setObjectName("sectionTitle")
         self.summary = QLabel("")
         self.summary.setObjectName("muted")
+        self.path = QLabel("")  # JSON path of the clicked line
+        self.path.setObjectName("muted")
+        self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.only_diffs = QCheckBox("Differences only")
         self.only_diffs.toggled.connect(self._show_docs)
         self.prev_button = QToolButton(text="▲", toolTip="Previous change (Shift+F8)")
@@ -57,12 +68,16 @@ class DiffView(QWidget):
         self.left.horizontalScrollBar().valueChanged.connect(self.right.horizontalScrollBar().setValue)
         self.right.horizontalScrollBar().valueChanged.connect(self.left.horizontalScrollBar().setValue)
 
+        self.left.line_clicked.connect(lambda row: self._show_path(row, "left"))
+        self.right.line_clicked.connect(lambda row: self._show_path(row, "right"))
+
         self.changes = QListWidget()
         self.changes.setUniformItemSizes(True)
         self.changes.currentRowChanged.connect(self.go_to_change)
 
         bar = QHBoxLayout()
         bar.addWidget(self.summary, 1)
+        bar.addWidget(self.path)
         bar.addWidget(self.only_diffs)
         bar.addWidget(self.prev_button)
         bar.addWidget(self.next_button)
@@ -114,6 +129,7 @@ class DiffView(QWidget):
     def set_result(self, result: DiffResult) -> None:
         self.result = result
         self._current = -1
+        self.path.setText("")
         counts = count_by_kind(result.changes)
         if result.changes:
             parts = [f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items() if n]
@@ -157,6 +173,21 @@ class DiffView(QWidget):
         self.left.set_current_line(row)
         self.right.set_current_line(row)
         self.current_changed.emit(index)
+
+    def path_at(self, view_row: int, side: str = "left") -> str | None:
+        """The JSON path of the node shown on a row of one pane (None on a filler or fold)."""
+        if self.result is None:
+            return None
+        row = view_row if self._rows is None else (self._rows[view_row] if view_row < len(self._rows) else None)
+        if row is None:
+            return None
+        aligned = self.result.aligned
+        path = aligned.left_path(row) if side == "left" else aligned.right_path(row)
+        return None if path is None else render_path(path)
+
+    def _show_path(self, view_row: int, side: str) -> None:
+        path = self.path_at(view_row, side)
+        self.path.setText(f"{'gold' if side == 'left' else 'output'}: {path}" if path else "")
 
     def view_row(self, aligned_row: int | None) -> int | None:
         """Where an aligned row is shown (differs in "differences only" mode)."""

@@ -8,7 +8,15 @@ from dataclasses import replace
 
 from PySide6.QtCore import QSettings, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox, QGridLayout, QHBoxLayout, QInputDialog, QLabel, QLineEdit, QToolButton, QVBoxLayout, QWidget,
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
 )
 
 from reviewer.store.browse import Facets

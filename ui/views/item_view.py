@@ -68,6 +68,11 @@ class ItemView(QWidget):
         if layout is not None:
             layout.select_run(run_id)
 
+    def refresh(self) -> None:
+        """Show the current item again (after a theme change)."""
+        if self.bundle is not None:
+            self._show(self.bundle)
+
     def current_layout(self) -> KindLayout | None:
         w = self.stack.currentWidget()
         return w if isinstance(w, KindLayout) else None

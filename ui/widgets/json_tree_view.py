@@ -6,7 +6,14 @@ from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QTreeView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QTreeView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ui.models.json_tree import JsonTreeModel
 

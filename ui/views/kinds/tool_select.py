@@ -7,7 +7,14 @@ import html
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from reviewer.kinds import ItemKind
 from ui import theme
