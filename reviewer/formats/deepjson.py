@@ -21,6 +21,7 @@ items by row number (or id).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 from collections.abc import Iterator
@@ -229,6 +230,22 @@ def _columns_for(dataset: DatasetRecord, items: list[ExportItem]) -> tuple[list,
     return list(keys), keys
 
 
+def _with_ids_if_renumbered(dataset: DatasetRecord, items: list[ExportItem]):
+    """Without an id column an item's id is its row number, so writing only some items
+    (the released Gold, say) would renumber them and detach their prediction files.
+    Then an ``id`` column is added, first, holding the ids the items have here."""
+    header = dataset.meta.get("header")
+    has_ids = (header is not None and ID_COLUMN in header_keys(header)) or any(ID_COLUMN in it.raw for it in items)
+    if has_ids or [it.record_id for it in items] == [str(n) for n in range(1, len(items) + 1)]:
+        return dataset, items
+    meta = dict(dataset.meta)
+    if header is not None:
+        meta["header"] = [ID_COLUMN, *header]
+    dataset = dataclasses.replace(dataset, meta=meta)
+    items = [dataclasses.replace(it, raw={ID_COLUMN: it.record_id, **it.raw}) for it in items]
+    return dataset, items
+
+
 def write_xlsx(dataset: DatasetRecord, items: list[ExportItem], path: Path, ctx: JobContext) -> Path:
     """Write ``items`` as ``sheet1`` of a new workbook at ``path``."""
     header, keys = _columns_for(dataset, items)
@@ -315,6 +332,7 @@ class DeepJsonDataset:
         fmt = as_format or dataset.meta.get("source_format", "xlsx")
         stem = Path(dataset.meta.get("file") or f"{dataset.name}.{fmt}").stem
         out = Path(out)
+        dataset, items = _with_ids_if_renumbered(dataset, items)
         if fmt == "xlsx":
             return [write_xlsx(dataset, items, out / f"{stem}.xlsx", ctx)]
         if fmt == "jsonl":

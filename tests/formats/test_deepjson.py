@@ -342,3 +342,21 @@ def test_refdata_predictions_attach_to_rows():
         outputs = list(PREDS.read(p, silent()).outputs)
         assert [o.record_id for o in outputs] == ids
         assert all(isinstance(o.text, str) and o.prompt_tokens is not None for o in outputs)
+
+
+def test_subset_export_keeps_record_ids_with_an_id_column(tmp_path):
+    """Writing only some rows adds an id column, so a re-import keeps the ids (and runs still attach)."""
+    from reviewer.formats.base import ExportItem
+    from reviewer.formats.deepjson import DeepJsonDataset
+    from reviewer.jobs import silent
+    from reviewer.samples import DATA_DIR
+
+    fmt = DeepJsonDataset()
+    parsed = fmt.read(DATA_DIR / "deepjson" / "DeepJSONEval-sample.xlsx", silent())
+    items = list(parsed.items)
+    keep = [it for it in items if it.record_id in ("2", "5")]
+    exported = [ExportItem(it.record_id, it.raw, it.gold, it.gold) for it in keep]
+    [path] = fmt.write(parsed.dataset, exported, tmp_path, silent())
+    again = list(fmt.read(path, silent()).items)
+    assert [it.record_id for it in again] == ["2", "5"]
+    assert [it.gold for it in again] == [it.gold for it in keep]
