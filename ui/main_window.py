@@ -220,7 +220,10 @@ class MainWindow(QMainWindow):
     def _set_dataset_state(self, result) -> None:
         runs, facets = result
         self.runs = runs
+        before = self.filters.state()
         self.filters.set_facets(facets)
+        if self.filters.state() != before:  # a choice this dataset lacks fell back to "Any"
+            self.model.set_query(self.filters.apply(ItemQuery(dataset_id=self.current_dataset().id)))
         # Columns this dataset leaves empty only take room.
         for column, values in (("Kind", facets.kinds[1:]), ("Category", facets.categories),
                                ("Difficulty", facets.difficulties), ("Depth", facets.depths)):

@@ -117,3 +117,13 @@ def test_run_picker_lists_runs_and_feeds_the_item_view(qtbot, window):
     assert runs[0] == "(no run)" and runs[1].startswith("extractor-a") and runs[2].startswith("extractor-b")
     window.run_box.setCurrentIndex(2)
     assert layout.outputs.current().output.run == "extractor-b"
+
+
+def test_a_filter_the_next_dataset_lacks_falls_back_to_any(qtbot, window):
+    open_dataset(qtbot, window, "tool_qa")
+    box = window.filters.category
+    box.setCurrentIndex(box.findData("FILTERING"))
+    assert window.model.rowCount() == 2
+    open_dataset(qtbot, window, "extraction")
+    qtbot.waitUntil(lambda: window.filters.category.currentData() is None, timeout=5000)
+    assert window.model.rowCount() == 1 and window.model.row_at(0).record_id == "bio-1"
