@@ -3,7 +3,8 @@ and the item view.
 
 Keyboard: J / Ctrl+Down next item, K / Ctrl+Up previous item, Ctrl+F search,
 F9 show/hide the browser, F10 show/hide the item header, Ctrl+Shift+T light/dark,
-F8 / Shift+F8 next/previous difference (in a diff).
+F8 / Shift+F8 next/previous difference (in a diff), "/" or F3 find in a text
+pane (then F3 / Shift+F3).
 Settings (QSettings): geometry, splitter positions, last dataset and run, theme,
 saved filters.
 """

@@ -123,6 +123,21 @@ class TextLines(Sequence):
         b = bisect_right(self.block_lines, index) - 1
         return self._block(b)[index - self.block_lines[b]]
 
+    def position(self, offset: int) -> tuple[int, int]:
+        """(line, column) of a character offset into the text."""
+        b = bisect_right(self.block_starts, offset) - 1
+        start = self.block_starts[b]
+        line = self.block_lines[b] + self.text.count("\n", start, offset)
+        return line, offset - (self.text.rfind("\n", start, offset) + 1 if line > self.block_lines[b] else start)
+
+    def offset(self, line: int, column: int) -> int:
+        """Character offset of (line, column)."""
+        b = bisect_right(self.block_lines, line) - 1
+        pos = self.block_starts[b]
+        for _ in range(line - self.block_lines[b]):
+            pos = self.text.index("\n", pos) + 1
+        return pos + column
+
     def longest_in_first_block(self) -> int:
         return max(map(len, self._block(0)), default=0)
 

@@ -110,3 +110,45 @@ def test_tree_model_builds_children_lazily(qtbot):
     a = model.index(0, 0, root)
     model.fetchMore(a)
     assert model.rowCount(a) == 1 and not model.canFetchMore(a)
+
+
+def test_find_moves_through_matches_and_wraps(qtbot):
+    view = LineView()
+    qtbot.addWidget(view)
+    view.resize(500, 200)
+    view.show()
+    lines = [f'  "name": "station {i}",' for i in range(300)] + ['  "city": "Lisbon"']
+    view.set_document(LineDocument(lines, json_tokens))
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Slash)
+    assert view.find_bar.isVisible()
+    qtbot.keyClicks(view.find_bar, "LISBON")
+    qtbot.keyClick(view.find_bar, Qt.Key.Key_Return)
+    assert view.selected_text() == "Lisbon"
+    first = view.first_visible_line()
+    assert first <= 300 < first + view.visible_line_count()  # scrolled to the match
+    assert view.find_next("station 29")
+    assert view._anchor == (29, 11)
+    assert view.find_next("station 29")  # next: "station 290"
+    assert view._anchor[0] == 290
+    assert view.find_next("station 29", backwards=True)
+    assert view._anchor[0] == 29
+    assert view.find_next("station 29", backwards=True)  # wraps to the last match
+    assert view._anchor[0] == 299
+    assert not view.find_next("no such text")
+    qtbot.keyClick(view.find_bar, Qt.Key.Key_Escape)
+    assert not view.find_bar.isVisible()
+
+
+def test_find_in_a_big_block_indexed_document(qtbot):
+    from ui.textdoc import big_document
+
+    text = json.dumps({"rows": [{"id": i, "tag": f"t{i}"} for i in range(20000)]}, indent=2)
+    view = LineView()
+    qtbot.addWidget(view)
+    view.resize(500, 300)
+    view.show()
+    view.set_document(big_document(text))
+    assert view.find_next('"t19999"')
+    line, col = view._anchor
+    assert view.document().lines[line][col:col + 8] == '"t19999"'

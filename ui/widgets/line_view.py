@@ -6,9 +6,11 @@ QTextDocument takes ~0.5 s and ~90 MB before any highlighting
 prepared on a worker thread) and on each paint tokenizes and draws just the
 visible lines, clipped to the visible columns, so opening costs one paint.
 
-It supports selection (mouse, Shift+click, Ctrl+A) and Ctrl+C, per-line
-backgrounds and character spans (diffs, validation errors, highlighted
-support), a line-number gutter, and ``scroll_to_line``. A monospace font is
+It supports selection (mouse, Shift+click, Ctrl+A) and Ctrl+C, find ("/" or
+F3 opens the find bar; Enter / Shift+Enter or F3 / Shift+F3 go to the next /
+previous match, case-insensitive, wrapping), per-line backgrounds and
+character spans (diffs, validation errors, highlighted support), a
+line-number gutter, and ``scroll_to_line``. A monospace font is
 assumed for column arithmetic; a wide glyph (CJK) may overlap its neighbour.
 """
 
@@ -16,10 +18,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFontMetricsF, QGuiApplication, QKeySequence, QPainter
-from PySide6.QtWidgets import QAbstractScrollArea
+from PySide6.QtWidgets import QAbstractScrollArea, QLineEdit
 
 from ui import theme
-from ui.textdoc import LineDocument
+from ui.textdoc import LineDocument, TextLines
 
 _TOKEN_CACHE_LINES = 4000
 
@@ -37,6 +39,13 @@ class LineView(QAbstractScrollArea):
         self._anchor: tuple[int, int] | None = None
         self._cursor: tuple[int, int] | None = None
         self._current: int | None = None
+        self._haystack: TextLines | None = None  # the lower-cased text, built on the first find
+        self.find_bar = QLineEdit(self)
+        self.find_bar.setPlaceholderText("Find: Enter next, Shift+Enter previous, Esc closes")
+        self.find_bar.setClearButtonEnabled(True)
+        self.find_bar.hide()
+        self.find_bar.returnPressed.connect(lambda: self.find_next(self.find_bar.text()))
+        self.find_bar.installEventFilter(self)
         self.setFont(theme.monospace_font())
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.viewport().setCursor(Qt.CursorShape.IBeamCursor)
@@ -52,6 +61,7 @@ class LineView(QAbstractScrollArea):
 
     def set_document(self, doc: LineDocument) -> None:
         self._doc = doc
+        self._haystack = None
         self._tokens.clear()
         self._anchor = self._cursor = None
         self._current = None
@@ -109,6 +119,66 @@ class LineView(QAbstractScrollArea):
             last = len(self._doc.lines) - 1
             self._cursor = (last, len(self._doc.lines[last]))
             self.viewport().update()
+
+    # -- find -------------------------------------------------------------------------
+
+    def open_find(self) -> None:
+        self.find_bar.setFixedWidth(min(360, max(160, self.viewport().width() - 40)))
+        self.find_bar.move(self.viewport().x() + self.viewport().width() - self.find_bar.width() - 8,
+                           self.viewport().y() + 4)
+        self.find_bar.show()
+        self.find_bar.raise_()
+        self.find_bar.setFocus()
+        self.find_bar.selectAll()
+
+    def find_next(self, needle: str, backwards: bool = False) -> bool:
+        """Select the next (or previous) match of ``needle`` after the cursor,
+        wrapping around; False (and a red find bar) when there is none."""
+        if not needle or not self._doc.lines:
+            return False
+        if self._haystack is None:
+            self._haystack = TextLines(self._doc.text().lower())
+        hay, low = self._haystack, needle.lower()
+        sel = self._selection()
+        if backwards:
+            here = hay.offset(*sel[0]) if sel else hay.offset(*(self._cursor or (0, 0)))
+            found = hay.text.rfind(low, 0, max(0, here + len(low) - 1))
+            if found == -1:
+                found = hay.text.rfind(low)
+        else:
+            here = hay.offset(*sel[0]) + 1 if sel else hay.offset(*(self._cursor or (0, 0)))
+            found = hay.text.find(low, here)
+            if found == -1:
+                found = hay.text.find(low)
+        self.find_bar.setStyleSheet("" if found != -1 else "QLineEdit { background: %s; }"
+                                    % theme.colors()["error_bg"].name())
+        if found == -1:
+            return False
+        self._anchor = hay.position(found)
+        self._cursor = hay.position(found + len(low))
+        self.scroll_to_line(self._anchor[0], center=False)
+        cols = int((self.viewport().width() - self._gw) / self._cw)
+        hs = self.horizontalScrollBar()
+        if not hs.value() <= self._anchor[1] < hs.value() + cols - len(low):
+            hs.setValue(max(0, self._anchor[1] - cols // 3))
+        self.viewport().update()
+        return True
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.find_bar and event.type() == event.Type.KeyPress:
+            if event.key() == Qt.Key.Key_Escape:
+                self.find_bar.hide()
+                self.setFocus()
+                return True
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and (
+                event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+            ):
+                self.find_next(self.find_bar.text(), backwards=True)
+                return True
+            if event.key() == Qt.Key.Key_F3:
+                self.find_next(self.find_bar.text(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+                return True
+        return super().eventFilter(obj, event)
 
     def copy(self) -> None:
         text = self.selected_text()
@@ -314,6 +384,13 @@ class LineView(QAbstractScrollArea):
             self.copy()
         elif event.matches(QKeySequence.StandardKey.SelectAll):
             self.select_all()
+        elif event.key() == Qt.Key.Key_Slash:
+            self.open_find()
+        elif event.key() == Qt.Key.Key_F3:
+            if self.find_bar.text():
+                self.find_next(self.find_bar.text(), bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+            else:
+                self.open_find()
         elif event.key() == Qt.Key.Key_Home and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self.verticalScrollBar().setValue(0)
         elif event.key() == Qt.Key.Key_End and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
