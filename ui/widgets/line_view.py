@@ -150,8 +150,8 @@ class LineView(QAbstractScrollArea):
             found = hay.text.find(low, here)
             if found == -1:
                 found = hay.text.find(low)
-        self.find_bar.setStyleSheet("" if found != -1 else "QLineEdit { background: %s; }"
-                                    % theme.colors()["error_bg"].name())
+        miss = theme.colors()["error_bg"].name()
+        self.find_bar.setStyleSheet("" if found != -1 else f"QLineEdit {{ background: {miss}; }}")
         if found == -1:
             return False
         self._anchor = hay.position(found)
