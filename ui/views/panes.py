@@ -1,5 +1,5 @@
-"""Small building blocks of the item layouts: titled sections, wrapped text,
-a JSON pane (fast text + lazy tree) and the outputs pane (one run's output)."""
+"""Small building blocks of the item layouts: titled sections, wrapped text and
+the outputs pane (one run's output at a time)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from ui.itemprep import PreparedOutput
-from ui.textdoc import LineDocument, ParsedJsonText
-from ui.widgets.json_tree_view import JsonTreeView
+from ui.textdoc import LineDocument
 from ui.widgets.line_view import LineView
 
 
@@ -54,41 +53,6 @@ class TextPane(QTextBrowser):
 
     def set_text(self, text: str | None, empty: str = "—") -> None:
         self.setPlainText(text if text else empty)
-
-
-def badge(text: str, tone: str = "") -> QLabel:
-    label = QLabel(text)
-    label.setObjectName("badge")
-    if tone:
-        label.setProperty("tone", tone)
-    return label
-
-
-class JsonPane(QTabWidget):
-    """A JSON document as fast highlighted text and as a lazy tree."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.text = LineView()
-        self.tree = JsonTreeView()
-        self.addTab(self.text, "Text")
-        self.addTab(self.tree, "Tree")
-        self._value = None
-        self._tree_stale = False
-        self.currentChanged.connect(self._on_tab)
-
-    def set_parsed(self, parsed: ParsedJsonText) -> None:
-        self.text.set_document(parsed.document)
-        self._value = parsed.value
-        self.setTabEnabled(1, parsed.ok)
-        self._tree_stale = True
-        if self.currentIndex() == 1:
-            self._on_tab(1)
-
-    def _on_tab(self, index: int) -> None:
-        if index == 1 and self._tree_stale:
-            self._tree_stale = False
-            self.tree.set_value(self._value)
 
 
 class OutputsPane(QWidget):

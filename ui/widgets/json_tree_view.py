@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -65,6 +64,3 @@ class JsonTreeView(QWidget):
         path = self.model.path(current)
         self.path.setText(path)
         self.path_selected.emit(path)
-
-    def copy_path(self) -> None:
-        QGuiApplication.clipboard().setText(self.path.text())

@@ -29,7 +29,6 @@ _TOKEN_CACHE_LINES = 4000
 class LineView(QAbstractScrollArea):
     painted = Signal()  # after each paint that showed a document (benchmarks wait on it)
     line_clicked = Signal(int)  # document line index
-    first_line_changed = Signal(int)
 
     def __init__(self, parent=None, gutter: bool = True):
         super().__init__(parent)
@@ -227,7 +226,6 @@ class LineView(QAbstractScrollArea):
 
     def _on_scrolled(self, value: int) -> None:
         self.viewport().update()
-        self.first_line_changed.emit(value)
 
     # -- painting ---------------------------------------------------------------
 
