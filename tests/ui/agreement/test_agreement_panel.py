@@ -1,0 +1,131 @@
+"""The agreement panel shows what the core computes, live, and exports it."""
+
+from __future__ import annotations
+
+from reviewer.agreement.document import fmt_estimate
+from reviewer.agreement.report import build_report
+from reviewer.review.ratings import ratings_for
+from tests.ui.agreement.conftest import annotate_skewed, annotate_unanimous, rate, rows_of
+
+
+def table_cells(table) -> dict[tuple[str, str], object]:
+    """(row label, column header) -> the QTableWidgetItem."""
+    headers = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    return {(table.item(r, 0).text(), headers[c]): table.item(r, c)
+            for r in range(table.rowCount()) for c in range(table.columnCount())}
+
+
+def core_report(store, dataset: str, resamples: int = 200):
+    ratings, perspectives = ratings_for(store, [store.dataset(dataset).id])
+    return build_report(ratings, bootstrap=resamples, seed=0, perspectives=perspectives or None)
+
+
+def test_panel_shows_the_core_figures_and_the_skew_warning(make_panel, store):
+    annotate_skewed(store)
+    panel = make_panel("sample-tool-selection")
+    expected = core_report(store, "sample-tool-selection")
+    cells = table_cells(panel.coef_table)
+    verdict = expected.overall["verdict"]
+    for coef, header in (("percent_agreement", "percent agreement"), ("cohen_kappa", "Cohen's kappa"),
+                         ("gwet_ac1", "Gwet's AC1"), ("pabak", "PABAK")):
+        assert cells[("verdict", header)].text() == fmt_estimate(verdict[coef])
+    assert cells[("verdict", "items")].text() == "32"
+    # raw agreement 30/32 and a kappa near zero: the warning names AC1 and PABAK and is visible
+    assert verdict["percent_agreement"].value == 30 / 32 and verdict["cohen_kappa"].value < 0.1
+    assert panel.warnings.isVisible()
+    assert "AC1" in panel.warnings.text() and "PABAK" in panel.warnings.text()
+    assert "32 items, 64 ratings by 2 annotators" in panel.status.text()
+
+
+def test_breakdown_by_category_and_pairs_match_the_core(make_panel, store):
+    annotate_skewed(store)
+    panel = make_panel(None)  # all datasets: the dataset breakdown has one row per annotated dataset
+    ratings, perspectives = ratings_for(store, [d.id for d in store.datasets()])
+    expected = build_report(ratings, bootstrap=200, seed=0, perspectives=perspectives or None)
+    labels = [panel.breakdown_box.itemText(i) for i in range(panel.breakdown_box.count())]
+    assert labels[0] == "Overall" and "By dataset" in labels and "By annotator pair" in labels
+    panel.breakdown_box.setCurrentIndex(labels.index("By annotator pair"))
+    cells = table_cells(panel.coef_table)
+    pair = expected.by_pair["alice vs bob"].stats["verdict"]
+    assert cells[("alice vs bob", "Gwet's AC1")].text() == fmt_estimate(pair["gwet_ac1"])
+    assert panel.coef_chart.charts and "<svg" in panel.coef_chart.charts[0].svg
+    # the chart follows the breakdown: it is the forest plot of the pairs
+    assert "annotator pair" in panel.coef_chart.charts[0].svg
+
+
+def test_undefined_coefficients_read_undefined_with_the_reason(make_panel, store):
+    annotate_unanimous(store)
+    panel = make_panel("sample-function-calls")
+    cells = table_cells(panel.coef_table)
+    kappa = cells[("verdict", "Cohen's kappa")]
+    assert kappa.text() == "undefined"
+    expected = core_report(store, "sample-function-calls").overall["verdict"]["cohen_kappa"]
+    assert expected.value is None and kappa.toolTip() == expected.reason
+    assert cells[("verdict", "percent agreement")].text().startswith("1.000")
+    shown = [panel.coef_table.item(r, c).text() for r in range(panel.coef_table.rowCount())
+             for c in range(panel.coef_table.columnCount())]
+    assert not any("nan" in t.lower() for t in shown)
+    assert not panel.warnings.isVisible()
+
+
+def test_a_new_annotation_refreshes_the_panel(qtbot, make_panel, store):
+    _, rows = rows_of(store, "sample-function-calls")
+    rate(store, rows[0].id, "alice", "pass")
+    rate(store, rows[0].id, "bob", "pass")
+    panel = make_panel("sample-function-calls")
+    assert panel.result.report.n_ratings == 2
+    rate(store, rows[1].id, "alice", "pass")
+    rate(store, rows[1].id, "bob", "reject")
+    with qtbot.waitSignal(panel.updated, timeout=30_000):
+        panel.schedule_refresh()
+    assert panel.result.report.n_ratings == 4
+    assert "2 items, 4 ratings" in panel.status.text()
+    assert table_cells(panel.coef_table)[("verdict", "percent agreement")].text().startswith("0.500")
+
+
+def test_charts_render_and_the_tabs_hold_the_report_sections(make_panel, store):
+    annotate_skewed(store)
+    panel = make_panel("sample-tool-selection")
+    for page in (panel.verdict_page, panel.ambiguity_page, panel.tags_page):
+        assert page.charts, page
+        for chart in page.charts:
+            assert chart.renderer.isValid() and not chart.natural_size().isEmpty()
+    # verdict distribution and the alice/bob confusion matrix (2 rejects by bob where alice passed)
+    titles = [c.toolTip() for c in panel.verdict_page.charts]
+    assert any(t.startswith("Verdicts distribution") for t in titles)
+    assert any("alice vs bob" in t for t in titles)
+    # the most frequent error tag is listed with its counts
+    assert "tool_selection" in panel.tags_page.page.findChildren(type(panel.status))[0].text()
+
+
+def test_clicking_a_disagreement_asks_to_show_its_item(qtbot, make_panel, store):
+    rows = annotate_skewed(store)
+    panel = make_panel("sample-tool-selection")
+    table = panel.disagreement_table
+    assert table.rowCount() == 2
+    first = table.item(0, 0).text()
+    assert first == f"sample-tool-selection/{rows[3].record_id}"
+    with qtbot.waitSignal(panel.navigate, timeout=2000) as signal:
+        table.cellClicked.emit(0, 2)
+    assert signal.args == [rows[3].id]
+
+
+def test_export_writes_html_with_charts_and_the_other_formats(qtbot, make_panel, store, tmp_path):
+    annotate_skewed(store)
+    panel = make_panel("sample-tool-selection")
+    out = tmp_path / "report.html"
+    with qtbot.waitSignal(panel.exported, timeout=30_000):
+        panel.export(out)
+    html = out.read_text(encoding="utf-8")
+    assert html.count("<svg") >= 3 and "Gwet" in html
+    for suffix in (".md", ".csv", ".json"):
+        with qtbot.waitSignal(panel.exported, timeout=30_000):
+            panel.export(tmp_path / f"report{suffix}")
+        assert (tmp_path / f"report{suffix}").read_text(encoding="utf-8").strip()
+
+
+def test_no_annotations_says_so(make_panel, store):
+    panel = make_panel("sample-extraction")
+    assert panel.result.report is None
+    assert "No annotations yet" in panel.status.text()
+    assert not panel.export_button.isEnabled()

@@ -1,0 +1,52 @@
+"""Sections of the core's report layout (``document.build_document``) as Qt rich text.
+
+The panel shows the prose sections (difficulty corrections, error tags, fixes)
+exactly as the exported report words them: it takes the blocks under one
+level-2 heading and writes them in the HTML subset QTextBrowser renders
+(attributes, not CSS, for table borders).
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from reviewer.agreement.document import Block, Bullets, Heading, Paragraph, build_document
+from reviewer.agreement.report import Report
+
+
+def sections(report: Report) -> dict[str, list[Block]]:
+    """Blocks after each level-2 heading, keyed by the heading's text (level-3 headings stay inside)."""
+    out: dict[str, list[Block]] = {}
+    current: list[Block] | None = None
+    for block in build_document(report):
+        if isinstance(block, Heading) and block.level <= 2:
+            current = out.setdefault(block.text, []) if block.level == 2 else None
+        elif current is not None:
+            current.append(block)
+    return out
+
+
+def rich_text(blocks: list[Block]) -> str:
+    parts = []
+    for block in blocks:
+        if isinstance(block, Heading):
+            parts.append(f"<h4>{escape(block.text)}</h4>")
+        elif isinstance(block, Paragraph):
+            parts.append(f"<p>{escape(block.text)}</p>")
+        elif isinstance(block, Bullets):
+            parts.append("<ul>" + "".join(f"<li>{escape(i)}</li>" for i in block.items) + "</ul>")
+        else:
+            head = "".join(f"<th align='left'>{escape(h)}</th>" for h in block.headers)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in block.rows
+            )
+            parts.append(f"<table border='1' cellspacing='0' cellpadding='4'><tr>{head}</tr>{body}</table>")
+    return "\n".join(parts)
+
+
+def section_html(report: Report, *titles: str) -> str:
+    """The named sections, each under its heading; missing ones are skipped."""
+    found = sections(report)
+    return "\n".join(
+        f"<h3>{escape(t)}</h3>{rich_text(found[t])}" for t in titles if t in found
+    )
