@@ -141,6 +141,7 @@ class MainWindow(QMainWindow):
 
         self._build_actions()
         install_review(self)  # the review dock and menu (ui/review)
+        __import__("ui.agreement.dock", fromlist=["install"]).install(self)  # agreement dock, Review ▸ Agreement…
         self._restore()
         self.refresh_datasets()
 
