@@ -34,6 +34,7 @@ from ui import theme
 from ui.jobs import JobRunner
 from ui.models.item_table import COL, ItemTableModel
 from ui.review.dock import install as install_review
+from ui.runs.dock import install as install_runs
 from ui.views.filter_bar import FilterBar
 from ui.views.item_view import ItemView
 
@@ -141,6 +142,7 @@ class MainWindow(QMainWindow):
 
         self._build_actions()
         install_review(self)  # the review dock and menu (ui/review)
+        install_runs(self)  # the runs dock and menu: scoring, reruns, comparison (ui/runs)
         __import__("ui.agreement.dock", fromlist=["install"]).install(self)  # agreement dock, Review ▸ Agreement…
         self._restore()
         self.refresh_datasets()
