@@ -97,6 +97,14 @@ def spin_until(app, condition, timeout: float = 30.0) -> None:
         time.sleep(0.0005)
 
 
+def settle(app, seconds: float = 0.3) -> None:
+    """Let pending paints and start-up work finish before a measurement."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.005)
+
+
 def fig(name: str, value: float, unit: str, budget: float | None = None) -> None:
     line = f"{name}: {value:.1f} {unit}"
     print(line)
@@ -111,7 +119,7 @@ def bench_open(app, runner, text: str, repeat: int) -> None:
     view = LineView()
     view.resize(900, 700)
     view.show()
-    app.processEvents()
+    settle(app)
     meter = StallMeter()
     times, stalls = [], []
     rss_before = rss_mb()
@@ -167,6 +175,7 @@ def bench_item(app, text: str, doc: dict, repeat: int) -> None:
         view.show()
         view.show_item(ids[-1])  # build the layout once, as the app does on the first item
         spin_until(app, lambda: view.bundle is not None)
+        settle(app)
         meter = StallMeter()
         times, stalls = [], []
         for item_id in ids[:repeat]:
@@ -210,6 +219,7 @@ def bench_diff(app, runner, doc: dict, repeat: int) -> None:
     view = DiffView(runner)
     view.resize(1200, 800)
     view.show()
+    settle(app)  # first paint and font set-up happen once per app, not per diff
     meter = StallMeter()
     times, stalls = [], []
     for _ in range(repeat):

@@ -50,7 +50,6 @@ class Job(QObject):
         self.key = key
         self.ctx = JobContext(self._on_worker_progress)
         self.state = "running"  # running | finished | failed | cancelled
-        self.result: Any = None
         self._last_relay = 0.0
         self._relay_lock = threading.Lock()
         self._report.connect(self._on_report, Qt.ConnectionType.QueuedConnection)
@@ -88,7 +87,7 @@ class Job(QObject):
             outcome = "cancelled"
         self.state = outcome
         if outcome == "finished":
-            self.result = value
+            # The value is not kept here: receivers own it (and may free it their way).
             self.finished.emit(value)
         elif outcome == "failed":
             self.failed.emit(value, trace)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.jsondiff import count_by_kind, render_path
 from ui.diffdoc import DiffResult, build_diff
+from ui.disposal import dispose
 from ui.widgets.line_view import LineView
 
 MAX_LISTED = 5000  # a change list longer than this is cut (the panes still show every change)
@@ -119,6 +120,7 @@ class DiffView(QWidget):
 
     def clear(self, message: str = "") -> None:
         self.runner.cancel(self.key)
+        dispose(self.runner, self.result)
         self.result = None
         self._current = -1
         self.left.set_lines([])
@@ -127,7 +129,7 @@ class DiffView(QWidget):
         self.summary.setText(message)
 
     def set_result(self, result: DiffResult) -> None:
-        self.result = result
+        old, self.result = self.result, result
         self._current = -1
         self.path.setText("")
         counts = count_by_kind(result.changes)
@@ -145,6 +147,8 @@ class DiffView(QWidget):
             QListWidgetItem(f"… {len(result.changes) - MAX_LISTED} more (see the panes)", self.changes)
         self.changes.blockSignals(False)
         self._show_docs()
+        dispose(self.runner, old)  # a big diff freed at once would stall the GUI
+        del old
         self.ready.emit()
 
     # -- navigation ---------------------------------------------------------------

@@ -1,0 +1,54 @@
+"""Freeing big object graphs without freezing the GUI.
+
+Dropping the last reference to a parsed 5 MB document or a diff of two of
+them frees about a million objects in one C-level cascade that holds the GIL
+for 50-200 ms, on whichever thread drops it, so the GUI stalls even when that
+thread is a worker. ``dispose(runner, obj)`` hands the object to a job that
+takes it apart piece by piece: a Python loop, during which the interpreter
+lets the GUI thread run every few milliseconds.
+
+Only containers that nothing else references (``sys.getrefcount``) are taken
+apart, so an object still in use elsewhere is never modified; it is simply
+released by the job.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+# Our own references while inspecting a popped object: the local name and getrefcount's argument.
+_OWN_REFS = 2
+
+
+def _shred(ctx, box: list) -> int:
+    """Take the objects in ``box`` apart (a job); return how many containers were emptied."""
+    stack = box[:]
+    box.clear()  # the caller's reference is gone: the stack holds the only ones now
+    emptied = 0
+    while stack:
+        obj = stack.pop()
+        if sys.getrefcount(obj) > _OWN_REFS:
+            continue  # someone else still uses it: leave it whole
+        kind = type(obj)
+        if kind is list:
+            stack.extend(obj)
+            obj.clear()
+        elif kind is dict:
+            stack.extend(obj.values())
+            obj.clear()
+        elif hasattr(obj, "__dict__") and not isinstance(obj, type):
+            stack.extend(vars(obj).values())
+            vars(obj).clear()
+        else:
+            continue
+        emptied += 1
+    return emptied
+
+
+def dispose(runner, *objects: Any) -> None:
+    """Release ``objects`` on a worker, a piece at a time. The caller must drop
+    its own references right after the call."""
+    box = [o for o in objects if o is not None]
+    if box:
+        runner.start(f"dispose:{id(box)}", _shred, box)
