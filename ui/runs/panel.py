@@ -133,7 +133,8 @@ class RunsPanel(QWidget):
         """Show ``dataset`` (a DatasetInfo, or None) and load its runs and stored scores."""
         changed = self.dataset is None or dataset is None or dataset.id != self.dataset.id
         self.dataset = dataset
-        if changed:
+        if changed:  # nothing of the previous dataset may be scored or compared meanwhile
+            self._set_state(tasks.DatasetScores([]))
             self.flips.clear()
             self.compare.set_rows([])
             self.report.setVisible(False)
