@@ -9,6 +9,7 @@ or "pairs" (one row per annotator pair). Undefined coefficients read
 from __future__ import annotations
 
 from dataclasses import dataclass
+from html import escape
 
 from reviewer.agreement.coefficients import LABELS
 from reviewer.agreement.document import BREAKDOWN_COEFFICIENTS, fmt_estimate, primary_kappa
@@ -67,6 +68,8 @@ def cell(est: Estimate | None) -> Cell:
 def coefficient_columns(report: Report, breakdown: str) -> list[str]:
     if breakdown == OVERALL:
         present = {c for v in main_variables(report) for c in report.overall[v]}
+        if len(report.annotators) != 2:  # undefined everywhere; the notes point to the pairs
+            present.discard("cohen_kappa")
         return [c for c in LABELS if c in present]
     # Cohen's kappa needs exactly two annotators: a pair always has them, strata only in a two-person review.
     return [c for c in BREAKDOWN_COEFFICIENTS
@@ -105,9 +108,56 @@ def coefficient_chart(report: Report, breakdown: str, variable: str = "verdict")
             coefs = ["cohen_kappa", "krippendorff_alpha", "gwet_ac1"]
         what = breakdown.removeprefix(STRATUM) if breakdown != PAIRS else "annotator pair"
         title = f"{variable_label(variable).capitalize()} agreement by {what}"
-        rows = [(g, [_point(s[variable][c]) for c in coefs]) for g, s in groups_of(report, breakdown).items()]
-    return forest_plot(title, rows, [LABELS[c] for c in coefs])
+        rows = [(_fit(g), [_point(s[variable][c]) for c in coefs]) for g, s in groups_of(report, breakdown).items()]
+    return forest_plot(title, rows, [chart_label(c) for c in coefs])
+
+
+CHART_LABEL_CHARS = 30  # what fits the forest plot's 220-pixel label column at 12 px
+
+
+def _fit(label: str) -> str:
+    """Long group names (domains such as "Industrial Engineering/Predictive Maintenance") shortened
+    from the middle, so both ends stay readable; the table beside the chart has them in full."""
+    if len(label) <= CHART_LABEL_CHARS:
+        return label
+    half = (CHART_LABEL_CHARS - 1) // 2
+    return label[:half] + "…" + label[-half:]
+
+
+def chart_label(coef: str) -> str:
+    """Legend names short enough for the chart's 200-pixel legend slots."""
+    return LABELS[coef].removesuffix(" (nominal)")
 
 
 def _point(est: Estimate) -> Point:
     return Point(est.value, est.low, est.high)
+
+
+SKEW_MARK = ": raw agreement "  # how skew.skew_warnings words its messages: "<variable>: raw agreement ..."
+SHOWN_IN_FULL = 1
+
+
+def warning_html(warnings: list[str], expanded: bool = False) -> str:
+    """The warnings as rich text, short unless ``expanded``.
+
+    Skew warnings (one per variable) repeat the same advice, so the short form
+    gives the advice once, the first message in full and the other variables
+    by name, with a "details" link (href "#toggle") to the full list.
+    """
+    skewed = [w for w in warnings if SKEW_MARK in w]
+    other = [w for w in warnings if SKEW_MARK not in w]
+    parts = [f"<p>⚠ {escape(w)}</p>" for w in other]
+    if skewed:
+        parts.append(
+            f"<p><b>⚠ Skewed prevalence in {len(skewed)} variable{'s' if len(skewed) > 1 else ''}:</b> "
+            "high raw agreement with low kappa and alpha because one category dominates; "
+            "read Gwet's AC1 and PABAK beside them.</p>"
+        )
+        shown = skewed if expanded else skewed[:SHOWN_IN_FULL]
+        parts.append("<ul>" + "".join(f"<li>{escape(w)}</li>" for w in shown) + "</ul>")
+        rest = [w.split(SKEW_MARK, 1)[0] for w in skewed[len(shown):]]
+        if rest:
+            parts.append(f"<p>Also: {escape(', '.join(rest))}. <a href='#toggle'>Details</a></p>")
+        elif expanded and len(skewed) > SHOWN_IN_FULL:
+            parts.append("<p><a href='#toggle'>Less</a></p>")
+    return "".join(parts)

@@ -38,12 +38,22 @@ from reviewer.agreement.render import RENDERERS, write_report
 from reviewer.agreement.report import Report
 from reviewer.agreement.table import variable_label
 from ui import theme
-from ui.agreement.figures import OVERALL, Cell, breakdowns, coefficient_chart, coefficient_table, main_variables
+from ui.agreement.figures import (
+    OVERALL,
+    Cell,
+    breakdowns,
+    coefficient_chart,
+    coefficient_table,
+    main_variables,
+    warning_html,
+)
 from ui.agreement.job import AgreementResult, compute_agreement
-from ui.agreement.sections import section_html
+from ui.agreement.sections import fix_pairs_html, section_html
 from ui.agreement.svg_chart import SvgChart
 
 REFRESH_DELAY_MS = 1500
+WARNINGS_MAX_HEIGHT = 240
+FOREST_OVERFLOW = 160  # room for "undefined: <three coefficient names>" right of a forest plot
 JOB_KEY = "agreement"
 EXPORT_FILTERS = {
     "HTML with charts (*.html)": ".html",
@@ -74,12 +84,15 @@ class ChartList(QScrollArea):
     def clear(self) -> None:
         while self.column.count():
             item = self.column.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
+            widget = item.widget()
+            if widget is not None:  # hidden now: deleteLater waits for the event loop
+                widget.hide()
+                widget.setParent(None)
+                widget.deleteLater()
         self.charts = []
 
-    def add_chart(self, svg: str) -> SvgChart:
-        chart = SvgChart(svg)
+    def add_chart(self, svg: str, overflow_right: int = 0) -> SvgChart:
+        chart = SvgChart(svg, overflow_right=overflow_right)
         self.charts.append(chart)
         self.column.addWidget(chart)
         return chart
@@ -151,7 +164,16 @@ class AgreementPanel(QWidget):
         self.warnings.setObjectName("agreementWarnings")
         self.warnings.setWordWrap(True)
         self.warnings.setTextFormat(Qt.TextFormat.RichText)
-        self.warnings.setVisible(False)
+        self.warnings.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.warnings.linkActivated.connect(self._toggle_warnings)
+        self.warnings_expanded = False
+        # The expanded list of warnings may be long: it scrolls instead of squeezing the tabs.
+        self.warnings_area = QScrollArea()
+        self.warnings_area.setWidgetResizable(True)
+        self.warnings_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.warnings_area.setMaximumHeight(WARNINGS_MAX_HEIGHT)
+        self.warnings_area.setWidget(self.warnings)
+        self.warnings_area.setVisible(False)
         self.notes = QLabel("")
         self.notes.setObjectName("muted")
         self.notes.setWordWrap(True)
@@ -159,6 +181,8 @@ class AgreementPanel(QWidget):
         # -- coefficients ----------------------------------------------------------------
         self.breakdown_box = QComboBox()
         self.variable_box = QComboBox()
+        for box in (self.breakdown_box, self.variable_box):
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.breakdown_box.currentIndexChanged.connect(self._show_coefficients)
         self.variable_box.currentIndexChanged.connect(self._show_coefficients)
         self.coef_table = QTableWidget()
@@ -182,8 +206,7 @@ class AgreementPanel(QWidget):
         split.setObjectName("agreementCoefficientsSplitter")
         split.addWidget(top)
         split.addWidget(self.coef_chart)
-        split.setStretchFactor(0, 1)
-        split.setStretchFactor(1, 1)
+        split.setSizes([330, 420])  # a table of ~9 variables, and the chart under it
 
         # -- other tabs ------------------------------------------------------------------
         self.verdict_page = ChartList()
@@ -191,12 +214,12 @@ class AgreementPanel(QWidget):
         self.tags_page = ChartList()
         self.fixes_text = QTextBrowser()
         self.disagreement_table = QTableWidget(0, 4)
-        self.disagreement_table.setHorizontalHeaderLabels(["item", "fields", "disagreements", "verdicts"])
+        self.disagreement_table.setHorizontalHeaderLabels(["item", "fields", "verdicts", "disagreements"])
         self.disagreement_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.disagreement_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.disagreement_table.verticalHeader().setVisible(False)
         self.disagreement_table.horizontalHeader().setStretchLastSection(True)
-        self.disagreement_table.setWordWrap(True)
+        self.disagreement_table.setWordWrap(False)  # one line per item; the full text is the tooltip
         self.disagreement_table.cellClicked.connect(self._on_disagreement)
         self.disagreement_table.cellActivated.connect(self._on_disagreement)
         disagreements = QWidget()
@@ -219,7 +242,7 @@ class AgreementPanel(QWidget):
         col.setContentsMargins(6, 6, 6, 6)
         col.addLayout(bar)
         col.addWidget(self.status)
-        col.addWidget(self.warnings)
+        col.addWidget(self.warnings_area)
         col.addWidget(self.notes)
         col.addWidget(self.tabs, 1)
         self._style_warnings()
@@ -289,7 +312,7 @@ class AgreementPanel(QWidget):
         self.export_button.setEnabled(report is not None)
         if report is None:
             self.status.setText(f"No annotations yet in {result.scope}.")
-            self.warnings.setVisible(False)
+            self.warnings_area.setVisible(False)
             self.notes.setText("")
             for page in (self.verdict_page, self.ambiguity_page, self.tags_page):
                 page.clear()
@@ -303,17 +326,36 @@ class AgreementPanel(QWidget):
             f"{result.scope}: {report.n_items:,} items, {report.n_ratings:,} ratings by "
             f"{len(report.annotators)} annotators ({', '.join(report.annotators)})."
         )
-        self.warnings.setText(
-            "<b>Warning</b><br>" + "<br>".join(f"⚠ {w}" for w in report.warnings) if report.warnings else ""
-        )
-        self.warnings.setVisible(bool(report.warnings))
+        self.warnings_expanded = False
+        self._show_warnings()
         self.notes.setText(" ".join(report.notes))
         self._fill_breakdowns(report)
         self._show_coefficients()
         self._fill_charts(result)
-        self.fixes_text.setHtml(section_html(report, "Agreement on fixes"))
+        self.fixes_text.setHtml(section_html(report, "Agreement on fixes") + fix_pairs_html(report))
         self._fill_disagreements(report)
         self.updated.emit(result)
+
+    def _show_warnings(self, *_args) -> None:
+        report = self.result.report if self.result else None
+        warnings = report.warnings if report else []
+        self.warnings.setText(warning_html(warnings, self.warnings_expanded))
+        self.warnings_area.setVisible(bool(warnings))
+        self._fit_warnings()
+
+    def _fit_warnings(self) -> None:
+        """As tall as the warnings (up to WARNINGS_MAX_HEIGHT, then they scroll)."""
+        width = self.warnings_area.viewport().width() or self.width()
+        self.warnings_area.setFixedHeight(min(WARNINGS_MAX_HEIGHT, self.warnings.heightForWidth(width) + 2))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if self.warnings_area.isVisible():
+            self._fit_warnings()
+
+    def _toggle_warnings(self, *_args) -> None:
+        self.warnings_expanded = not self.warnings_expanded
+        self._show_warnings()
 
     def _fill_breakdowns(self, report: Report) -> None:
         keep_b, keep_v = self.breakdown_box.currentData(), self.variable_box.currentData()
@@ -348,7 +390,7 @@ class AgreementPanel(QWidget):
         table.resizeColumnsToContents()
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.coef_chart.clear()
-        self.coef_chart.add_chart(coefficient_chart(report, breakdown, variable))
+        self.coef_chart.add_chart(coefficient_chart(report, breakdown, variable), FOREST_OVERFLOW)
         self.coef_chart.finish()
 
     def _cell_item(self, cell: Cell, numeric: bool) -> QTableWidgetItem:
@@ -383,7 +425,7 @@ class AgreementPanel(QWidget):
         page.clear()
         page.add_text(section_html(report, "Error tags"))
         for svg in charts.get("tags", []):
-            page.add_chart(svg)
+            page.add_chart(svg, FOREST_OVERFLOW)
         page.finish()
 
     def _fill_disagreements(self, report: Report) -> None:
@@ -393,16 +435,15 @@ class AgreementPanel(QWidget):
             fields = "; ".join(f"{f}: " + ", ".join(f"{a}={v}" for a, v in values.items())
                                for f, values in d.fields.items())
             verdicts = ", ".join(f"{a}={v}" for a, v in d.verdicts.items())
-            cells = [d.item_id, str(d.n_fields), fields, verdicts]
+            cells = [d.item_id, str(d.n_fields), verdicts, fields]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 table.setItem(r, c, item)
             if d.item_id not in self.result.item_ids:
                 table.item(r, 0).setToolTip(f"{d.item_id} is no longer in the store")
-        table.resizeColumnToContents(0)
-        table.resizeColumnToContents(1)
-        table.resizeRowsToContents()
+        for c in range(3):
+            table.resizeColumnToContents(c)
 
     def _on_disagreement(self, row: int, _column: int) -> None:
         item = self.disagreement_table.item(row, 0)

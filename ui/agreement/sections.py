@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
-from reviewer.agreement.document import Block, Bullets, Heading, Paragraph, build_document
+from reviewer.agreement.document import Block, Bullets, Heading, Paragraph, Table, build_document
 from reviewer.agreement.report import Report
 
 
@@ -49,4 +49,19 @@ def section_html(report: Report, *titles: str) -> str:
     found = sections(report)
     return "\n".join(
         f"<h3>{escape(t)}</h3>{rich_text(found[t])}" for t in titles if t in found
+    )
+
+
+def fix_pairs_html(report: Report) -> str:
+    """Each pair of fixes of one item: same resulting gold? how much do the patches overlap?"""
+    pairs = report.fixes.pairs
+    if not pairs:
+        return ""
+    rows = [
+        [p.item_id, " & ".join(p.annotators), "yes" if p.gold_equal else "no",
+         f"{p.jaccard:.3f}" if p.jaccard is not None else f"undefined ({p.jaccard_reason})"]
+        for p in pairs
+    ]
+    return "<h4>Pairs of fixes</h4>" + rich_text(
+        [Table(["item", "annotators", "same gold", "changed paths overlap (Jaccard)"], rows)]
     )

@@ -1,29 +1,31 @@
 """One of the core's SVG charts (``reviewer.agreement.svg``) as a widget.
 
 The charts are drawn black on white, so the widget paints a white card under
-them in either theme. It keeps the chart's aspect ratio, never draws it larger
-than its natural size (text stays the size the chart was laid out for) and
-shrinks it to the available width.
+them in either theme. It shows the chart at its natural size, so the text
+stays the size the chart was laid out for (a scroll area makes room).
 """
 
 from __future__ import annotations
 
+from html import unescape
+
 from PySide6.QtCore import QByteArray, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtSvg import QSvgRenderer
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QWidget
 
 MARGIN = 6
 
 
 class SvgChart(QWidget):
-    def __init__(self, svg: str = "", parent: QWidget | None = None):
+    """``overflow_right`` widens the view past the SVG's own width, for text that runs
+    over its right edge (a forest plot's "undefined: ..." notes do with long names)."""
+
+    def __init__(self, svg: str = "", parent: QWidget | None = None, overflow_right: int = 0):
         super().__init__(parent)
         self.renderer = QSvgRenderer(self)
+        self.overflow_right = overflow_right
         self.svg = ""
-        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
-        policy.setHeightForWidth(True)
-        self.setSizePolicy(policy)
         self.set_svg(svg)
 
     def set_svg(self, svg: str) -> None:
@@ -33,8 +35,11 @@ class SvgChart(QWidget):
             raise ValueError("the chart is not valid SVG")
         if not svg:
             self.renderer.load(QByteArray(b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>'))
+        elif self.overflow_right:
+            box = self.renderer.viewBoxF()
+            self.renderer.setViewBox(box.adjusted(0, 0, self.overflow_right, 0))
         self.setToolTip(self._title())
-        self.updateGeometry()
+        self.setFixedSize(self.sizeHint())
         self.update()
 
     def _title(self) -> str:
@@ -42,36 +47,21 @@ class SvgChart(QWidget):
         if start < 0:
             return ""
         start += len('aria-label="')
-        return self.svg[start:self.svg.find('"', start)].replace("&amp;", "&").replace("&#x27;", "'")
+        return unescape(self.svg[start:self.svg.find('"', start)])
 
     def natural_size(self) -> QSize:
-        return self.renderer.defaultSize() if self.svg else QSize(0, 0)
+        """The SVG's own size (plus the overflow room): one chart pixel per screen pixel."""
+        if not self.svg:
+            return QSize(0, 0)
+        size = self.renderer.defaultSize()
+        return QSize(size.width() + self.overflow_right, size.height())
 
     def sizeHint(self) -> QSize:
         size = self.natural_size()
         return QSize(size.width() + 2 * MARGIN, size.height() + 2 * MARGIN)
 
-    def minimumSizeHint(self) -> QSize:
-        return QSize(120, self.heightForWidth(120))
-
-    def hasHeightForWidth(self) -> bool:
-        return True
-
-    def heightForWidth(self, width: int) -> int:
-        size = self.natural_size()
-        if size.isEmpty():
-            return 0
-        scale = min(1.0, max(1, width - 2 * MARGIN) / size.width())
-        return round(size.height() * scale) + 2 * MARGIN
-
     def chart_rect(self) -> QRectF:
-        """Where the chart is drawn: natural size at most, aspect kept, left-aligned."""
-        size = self.natural_size()
-        if size.isEmpty():
-            return QRectF()
-        scale = min(1.0, (self.width() - 2 * MARGIN) / size.width(), (self.height() - 2 * MARGIN) / size.height())
-        scale = max(scale, 0.0)
-        return QRectF(MARGIN, MARGIN, size.width() * scale, size.height() * scale)
+        return QRectF(MARGIN, MARGIN, self.natural_size().width(), self.natural_size().height())
 
     def paintEvent(self, _event) -> None:
         if not self.svg:
