@@ -12,6 +12,7 @@ import html
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
+from ui.disposal import dispose
 from ui.itemprep import ItemBundle, load_item
 from ui.views.kinds import KindLayout, layout_class
 
@@ -82,7 +83,7 @@ class ItemView(QWidget):
         self.load_failed.emit(str(exc))
 
     def _show(self, bundle: ItemBundle) -> None:
-        self.bundle = bundle
+        previous, self.bundle = self.bundle, bundle
         d = bundle.detail
         self.title.setText(f"{d.record_id}")
         facts = [f"<b>{html.escape(d.kind)}</b>"]
@@ -104,4 +105,7 @@ class ItemView(QWidget):
             self.stack.addWidget(layout)
         layout.show_item(bundle, self.run_id)
         self.stack.setCurrentWidget(layout)
+        if previous is not bundle:
+            dispose(self.runner, previous)  # a parsed 5 MB response freed at once stalls the GUI
+        del previous
         self.loaded.emit(bundle)

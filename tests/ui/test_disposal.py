@@ -1,0 +1,40 @@
+"""ui.disposal: big structures are taken apart on a worker, shared ones left intact."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+from ui.disposal import _shred, dispose
+
+
+class Holder:
+    def __init__(self, payload):
+        self.payload = payload
+
+
+def test_unshared_containers_are_emptied_and_shared_ones_kept():
+    shared = {"keep": [1, 2, 3]}
+    doomed_inner = [{"a": i} for i in range(1000)]
+    outer = Holder({"items": doomed_inner, "shared": shared})
+    probe = weakref.ref(outer)
+    del doomed_inner
+    box = [outer]
+    del outer
+    emptied = _shred(None, box)
+    assert box == [] and probe() is None  # released
+    assert shared == {"keep": [1, 2, 3]}  # still referenced here: untouched
+    assert emptied >= 1002  # the holder, its dict, the list and the 1000 small dicts
+
+
+def test_dispose_runs_on_the_runner(qtbot, runner):
+    value = Holder([list(range(100)) for _ in range(100)])
+    probe = weakref.ref(value)
+    with qtbot.waitSignal(runner.started, timeout=3000) as blocker:
+        dispose(runner, value)
+    del value
+    job = blocker.args[0]
+    with qtbot.waitSignal(job.finished, timeout=5000) as done:
+        pass
+    gc.collect()
+    assert probe() is None and done.args[0] > 100
