@@ -48,7 +48,7 @@ class BarChart(QWidget):
             p.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "No scores yet: select runs and press Score.")
             return
         legend_h = line + 6
-        left, right, top = fm.horizontalAdvance("100%") + 10, 8, line + 8 + legend_h
+        left, right, top = fm.horizontalAdvance("100%") + 10, 8, 2 * line + 8 + legend_h
         bottom = h - 2 * line - 8
         plot_h = max(10, bottom - top)
         # legend
@@ -81,6 +81,10 @@ class BarChart(QWidget):
                 bar_h = max(1.0, min(1.0, value) * plot_h)
                 p.fillRect(QRectF(bx + 1, bottom - bar_h, bar_w - 2, bar_h),
                            QColor(SERIES_COLOURS[s % len(SERIES_COLOURS)]))
+                label = f"{value:.0%}"
+                if fm.horizontalAdvance(label) <= bar_w:  # values on the bars when they fit (0% stays readable)
+                    p.setPen(text)
+                    p.drawText(QRectF(bx, bottom - bar_h - line - 1, bar_w, line), Qt.AlignmentFlag.AlignCenter, label)
             p.setPen(text)
             label = fm.elidedText(group, Qt.TextElideMode.ElideRight, int(group_w) - 4)
             p.drawText(QRectF(left + g * group_w, bottom + 4, group_w, line + 2), Qt.AlignmentFlag.AlignHCenter, label)

@@ -10,7 +10,14 @@ row asks the host to show the item (``show_item``).
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from reviewer.scoring.base import MODES
 from ui.runs.tables import SortItem, fill, fmt, make_table
@@ -29,8 +36,7 @@ class CompareView(QWidget):
         self.mode_box.addItems(list(MODES))
         self.compare_button = QPushButton("Compare")
         self.compare_button.clicked.connect(self.request)
-        self.table = make_table(["Record", "Category", "Score A", "Score B", "Difference (B − A)"], stretch=0)
-        self.table.setSortingEnabled(True)
+        self.table = make_table(["Record", "Category", "Score A", "Score B", "Difference (B − A)"], stretch=0, sortable=True)
         self.table.cellDoubleClicked.connect(self._activated)
         self.status = QLabel("Pick two scored runs and press Compare.")
         self.status.setObjectName("muted")
@@ -88,7 +94,7 @@ class CompareView(QWidget):
             diff = r["difference"]
             cells.append([record, SortItem(r["category"] or "", r["category"] or ""),
                           SortItem(fmt(r["a"]), r["a"]), SortItem(fmt(r["b"]), r["b"]),
-                          SortItem("n/a" if diff is None else f"{diff:+.3f}", None if diff is None else abs(diff))])
+                          SortItem(_signed(diff), None if diff is None else abs(diff))])
         fill(self.table, cells)
         self.table.setSortingEnabled(True)
         differ = sum(1 for r in rows if r["difference"])
@@ -105,3 +111,9 @@ class CompareView(QWidget):
         item_id = self.item_id_at(row)
         if item_id is not None:
             self.show_item.emit(item_id)
+
+
+def _signed(diff: float | None) -> str:
+    if diff is None:
+        return "n/a"
+    return "0" if diff == 0 else f"{diff:+.3f}"

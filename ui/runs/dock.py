@@ -79,7 +79,8 @@ def _refresh_score_column(window, run_ids: list[int]) -> None:
 
 def _refresh_runs(window) -> None:
     """Reload the window's run picker (a rerun may have made a run or added outputs)."""
-    from ui.main_window import _dataset_state  # the window's own loader, so both stay the same
+    # The window's own loader, so both stay the same (imported here: main_window imports this module).
+    from ui.main_window import _dataset_state
 
     ds = window.current_dataset()
     if ds is not None:

@@ -58,9 +58,9 @@ class RunsPanel(QWidget):
         self._work_label = ""
         self._rescore_pending: set[int] = set()
 
-        self.runs_table = make_table(["Run", "Model", "Setup", "Outputs", "Errors", "Scored"], stretch=0)
-        self.runs_table.setSortingEnabled(True)
+        self.runs_table = make_table(["Run", "Model", "Setup", "Outputs", "Errors", "Scored"], stretch=0, sortable=True)
         self.runs_table.itemSelectionChanged.connect(self._update_buttons)
+        self.runs_table.setMinimumHeight(self.runs_table.verticalHeader().defaultSectionSize() * 5)
         self.mode_box = QComboBox()
         self.mode_box.addItems(list(SCORE_MODES))
         self.mode_box.setToolTip("faithful: the benchmark's official scorer, quirks included; "
@@ -216,6 +216,8 @@ class RunsPanel(QWidget):
         self.status.setText(f"Scored {n:,} outputs of {len(runs)} run{'s' if len(runs) != 1 else ''} "
                             f"({', '.join(sorted({r.mode for r in results}))}).")
         self.tabs.setCurrentWidget(self.results)
+        if self.last_outcome is not None and self.last_outcome.report.run_id in runs:
+            self.score_now.setVisible(False)
         self.scores_changed.emit(runs)
         self.reload()  # the Scored column
 
@@ -258,15 +260,16 @@ class RunsPanel(QWidget):
     def _rerun_done(self, outcome: tasks.RerunOutcome) -> None:
         self.last_outcome = outcome
         s, report = outcome.report.summary, outcome.report
-        lines = [f"<b>Run {_html(report.run)}</b>: {report.planned:,} calls planned — {s.ok:,} ok, "
-                 f"{s.errors:,} failed, {s.cached:,} from the cache, {s.retries:,} retries, "
-                 f"{s.rate_limit_pauses:,} rate-limit pauses."]
+        lines = [(f"<b>Run {_html(report.run)}</b>: {report.planned:,} calls planned — {s.ok:,} ok, "
+                  f"{s.errors:,} failed, {s.cached:,} from the cache, {s.retries:,} retries, "
+                  f"{s.rate_limit_pauses:,} rate-limit pauses.")]
         if report.planned == 0:
             lines.append("Nothing to do: every selected item already has an answer in this run.")
         for note in s.adaptations:
             lines.append(f"Endpoint adaptation: {_html(note)}")
         if outcome.error_count:
-            lines.append(f"<b>{outcome.error_count:,} outputs of this run failed</b>"
+            lines.append(f"<b>{outcome.error_count:,} output{'s' if outcome.error_count != 1 else ''} "
+                         "of this run failed</b>"
                          + (f" (first {len(outcome.errors)}):" if outcome.error_count > len(outcome.errors) else ":"))
             lines += [f"&nbsp;&nbsp;{_html(rid)}: {_html(err)}" for rid, err in outcome.errors]
         self.report.setHtml("<br>".join(lines))

@@ -18,7 +18,7 @@ def describe(p: Progress, unit: str = "") -> str:
 
 
 def _duration(seconds: float) -> str:
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     if seconds < 60:
         return f"{seconds} s"
     minutes, seconds = divmod(seconds, 60)

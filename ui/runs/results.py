@@ -44,8 +44,7 @@ class ResultsView(QWidget):
         self.metric_box = QComboBox()
         self.metric_box.addItems(list(METRICS))
         self.summary_run = QComboBox()
-        self.table = make_table(["Run", "Category", "n", "Mean score", "Pass rate"], stretch=1)
-        self.table.setSortingEnabled(True)
+        self.table = make_table(["Run", "Category", "n", "Mean score", "Pass rate"], stretch=1, sortable=True)
         self.chart = BarChart()
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(["Summary", "Value"])
@@ -121,7 +120,7 @@ class ResultsView(QWidget):
         for rs in self.shown():
             self.summary_run.addItem(rs.run, rs.run_id)
         index = self.summary_run.findText(current)
-        self.summary_run.setCurrentIndex(index if index >= 0 else 0)
+        self.summary_run.setCurrentIndex(max(index, 0))
         self.summary_run.blockSignals(False)
         self._show_summary()
 

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QTableWidget,
+    QTableWidgetItem,
+)
 
 
 def fmt(value: float | None, percent: bool = False) -> str:
@@ -28,8 +33,9 @@ class SortItem(QTableWidgetItem):
         return a < b
 
 
-def make_table(headers: list[str], stretch: int = -1) -> QTableWidget:
-    """A read-only, row-selecting, sortable table with these headers."""
+def make_table(headers: list[str], stretch: int = -1, sortable: bool = False) -> QTableWidget:
+    """A read-only, row-selecting table with these headers; ``sortable`` tables sort
+    when a header is clicked and otherwise keep the order they were filled in."""
     table = QTableWidget(0, len(headers))
     table.setHorizontalHeaderLabels(headers)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -42,6 +48,9 @@ def make_table(headers: list[str], stretch: int = -1) -> QTableWidget:
     header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     if stretch >= 0:
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    if sortable:
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # no sort until a header is clicked
+        table.setSortingEnabled(True)
     return table
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from PySide6.QtCore import Qt
 from sqlalchemy import select
 
@@ -144,7 +143,7 @@ def test_rerun_reports_adaptations_and_errors(qtbot, runs_window, samples_store)
             dialog.accept()
     text = panel.report.toPlainText()
     assert "Endpoint adaptation" in text and "tool_choice" in text
-    assert "1 outputs of this run failed" in text
+    assert "1 output of this run failed" in text
     assert samples_store.run("sample-function-calls", "fc").errors == 1
 
 
