@@ -203,6 +203,14 @@ def bench_item(app, text: str, doc: dict, repeat: int) -> None:
         layout.tree.tree.viewport().repaint()
         fig("tree_open", (time.perf_counter() - t0) * 1000, "ms")
         fig("tree_open_max_stall", meter.stop(), "ms", STALL_BUDGET_MS)
+        # Leaving an item whose response was parsed for the tree frees ~1M objects.
+        settle(app)
+        meter.start()
+        current = view.bundle.detail.id
+        view.show_item(ids[0] if current != ids[0] else ids[1])
+        spin_until(app, lambda: view.bundle.detail.id != current)
+        settle(app, 0.5)  # the old item is freed on a worker meanwhile
+        fig("item_switch_after_tree_max_stall", meter.stop(), "ms", STALL_BUDGET_MS)
         runner.shutdown(10000)
         store.close()
 
