@@ -13,6 +13,7 @@ from reviewer.agreement.report import Report, build_report
 from reviewer.errors import NotFound
 from reviewer.jobs import JobContext
 from reviewer.review.ratings import ratings_for
+from ui.agreement.sections import panel_texts
 
 
 @dataclass
@@ -28,6 +29,7 @@ class AgreementResult:
     dataset_ids: list[int]
     report: Report | None
     charts: dict[str, list[str]] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)  # sections.panel_texts
     item_ids: dict[str, int] = field(default_factory=dict)
 
 
@@ -48,7 +50,8 @@ def compute_agreement(
         return AgreementResult(scope, ids, None)
     report = build_report(ratings, bootstrap=bootstrap, seed=seed, ctx=ctx, perspectives=perspectives or None)
     ctx.check_cancelled()
-    return AgreementResult(scope, ids, report, charts(report), _store_ids(store, report, [d.name for d in datasets]))
+    item_ids = _store_ids(store, report, [d.name for d in datasets])
+    return AgreementResult(scope, ids, report, charts(report), panel_texts(report), item_ids)
 
 
 def _store_ids(store, report: Report, dataset_names: list[str]) -> dict[str, int]:

@@ -48,7 +48,6 @@ from ui.agreement.figures import (
     warning_html,
 )
 from ui.agreement.job import AgreementResult, compute_agreement
-from ui.agreement.sections import fix_pairs_html, section_html
 from ui.agreement.svg_chart import SvgChart
 
 REFRESH_DELAY_MS = 1500
@@ -332,7 +331,7 @@ class AgreementPanel(QWidget):
         self._fill_breakdowns(report)
         self._show_coefficients()
         self._fill_charts(result)
-        self.fixes_text.setHtml(section_html(report, "Agreement on fixes") + fix_pairs_html(report))
+        self.fixes_text.setHtml(result.texts.get("fixes", ""))
         self._fill_disagreements(report)
         self.updated.emit(result)
 
@@ -407,7 +406,7 @@ class AgreementPanel(QWidget):
         return item
 
     def _fill_charts(self, result: AgreementResult) -> None:
-        report, charts = result.report, result.charts
+        charts = result.charts
         page = self.verdict_page
         page.clear()
         for svg in charts.get("verdicts", []):
@@ -419,11 +418,11 @@ class AgreementPanel(QWidget):
         page.clear()
         for svg in charts.get("ambiguity", []):
             page.add_chart(svg)
-        page.add_text(section_html(report, "Difficulty tags against the original difficulty"))
+        page.add_text(result.texts.get("difficulty", ""))
         page.finish()
         page = self.tags_page
         page.clear()
-        page.add_text(section_html(report, "Error tags"))
+        page.add_text(result.texts.get("tags", ""))
         for svg in charts.get("tags", []):
             page.add_chart(svg, FOREST_OVERFLOW)
         page.finish()

@@ -44,17 +44,17 @@ def rich_text(blocks: list[Block]) -> str:
     return "\n".join(parts)
 
 
-def section_html(report: Report, *titles: str) -> str:
-    """The named sections, each under its heading; missing ones are skipped."""
-    found = sections(report)
-    return "\n".join(
-        f"<h3>{escape(t)}</h3>{rich_text(found[t])}" for t in titles if t in found
-    )
+FIX_PAIRS_SHOWN = 50
 
 
-def fix_pairs_html(report: Report) -> str:
-    """Each pair of fixes of one item: same resulting gold? how much do the patches overlap?"""
-    pairs = report.fixes.pairs
+def fix_pairs_html(report: Report, limit: int = FIX_PAIRS_SHOWN) -> str:
+    """Pairs of fixes of one item: same resulting gold? how much do the patches overlap?
+
+    Pairs whose golds differ come first (they are the ones to look at); at
+    most ``limit`` are listed, the exports have them all.
+    """
+    ordered = sorted(report.fixes.pairs, key=lambda p: p.gold_equal)  # stable: store order within each group
+    pairs = ordered[:limit]
     if not pairs:
         return ""
     rows = [
@@ -62,6 +62,27 @@ def fix_pairs_html(report: Report) -> str:
          f"{p.jaccard:.3f}" if p.jaccard is not None else f"undefined ({p.jaccard_reason})"]
         for p in pairs
     ]
-    return "<h4>Pairs of fixes</h4>" + rich_text(
-        [Table(["item", "annotators", "same gold", "changed paths overlap (Jaccard)"], rows)]
+    more = len(ordered) - len(pairs)
+    note = [Paragraph(f"… and {more} more pairs (every pair is in the CSV and JSON exports).")] if more else []
+    return "<h4>Pairs of fixes (different golds first)</h4>" + rich_text(
+        [Table(["item", "annotators", "same gold", "changed paths overlap (Jaccard)"], rows), *note]
     )
+
+
+# The panel's prose, by where it goes; built on the worker with the report.
+SECTION_TEXTS = {
+    "difficulty": ("Difficulty tags against the original difficulty",),
+    "tags": ("Error tags",),
+    "fixes": ("Agreement on fixes",),
+}
+
+
+def panel_texts(report: Report) -> dict[str, str]:
+    """Rich text of the panel's prose sections, keyed "difficulty", "tags", "fixes"."""
+    found = sections(report)
+    out = {
+        key: "\n".join(f"<h3>{escape(t)}</h3>{rich_text(found[t])}" for t in titles if t in found)
+        for key, titles in SECTION_TEXTS.items()
+    }
+    out["fixes"] += fix_pairs_html(report)
+    return out
