@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from html import escape
+
 from reviewer.agreement.document import fmt_estimate
 from reviewer.agreement.report import build_report
+from reviewer.review.annotate import save_annotation
 from reviewer.review.ratings import ratings_for
-from tests.ui.agreement.conftest import annotate_skewed, annotate_unanimous, rate, rows_of
+from reviewer.review.rubric import Draft
+from tests.ui.agreement.conftest import BAD, annotate_skewed, annotate_unanimous, rate, rows_of
 
 
 def table_cells(table) -> dict[tuple[str, str], object]:
@@ -129,3 +133,45 @@ def test_no_annotations_says_so(make_panel, store):
     assert panel.result.report is None
     assert "No annotations yet" in panel.status.text()
     assert not panel.export_button.isEnabled()
+
+
+def test_many_skew_warnings_are_summarised_with_details_on_demand(make_panel, store):
+    annotate_skewed(store)
+    panel = make_panel("sample-tool-selection")
+    warnings = panel.result.report.warnings
+    assert len(warnings) >= 2  # the verdict and the tag bob alone used are both skewed
+    short = panel.warnings.text()
+    assert f"Skewed prevalence in {len(warnings)} variables" in short
+    assert escape(warnings[0]) in short and escape(warnings[1]) not in short  # the first in full, the rest by name
+    assert escape(warnings[1].split(": raw agreement")[0]) in short.split("Also:")[1] and "Details" in short
+    panel.warnings.linkActivated.emit("#toggle")
+    full = panel.warnings.text()
+    assert all(escape(w) in full for w in warnings)  # every message in full
+
+
+def test_fix_pairs_list_different_golds_first(make_panel, store):
+    _, rows = rows_of(store, "sample-extraction")
+    gold = store.item(rows[0].id).gold
+    key = next(iter(gold))
+    for i, row in enumerate(rows[:2]):
+        gold = store.item(row.id).gold
+        same = {**gold, key: "agreed"}
+        other = {**gold, key: "something else"}
+        for who, fix in (("alice", same), ("bob", same if i == 0 else other)):
+            save_annotation(store, row.id, who, Draft("fix", dict(BAD), "low", None, [], "", fix), None)
+    panel = make_panel("sample-extraction")
+    html = panel.fixes_text.toPlainText()
+    assert "2 items were fixed by two or more annotators" in html
+    first, second = f"sample-extraction/{rows[1].record_id}", f"sample-extraction/{rows[0].record_id}"
+    assert html.index(first) < html.index(second)  # the pair with different golds leads
+    assert "identical in 50.0% of pairs" in html
+
+
+def test_scope_switch_to_all_datasets_recomputes(qtbot, make_panel, store):
+    annotate_skewed(store)
+    annotate_unanimous(store)
+    panel = make_panel("sample-function-calls")
+    assert panel.result.report.n_items == 6
+    with qtbot.waitSignal(panel.updated, timeout=30_000):
+        panel.set_scope("all")
+    assert panel.result.report.n_items == 38 and panel.result.scope == "all datasets (6)"
