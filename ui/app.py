@@ -13,7 +13,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from reviewer.store import Store
-from ui import theme
+from ui import gcpolicy, theme
 
 
 def ensure_samples(store) -> None:
@@ -45,8 +45,10 @@ def main(db: str | None = None, argv: list[str] | None = None) -> int:
     window = MainWindow(store, settings)
     window.show()
     # Objects alive after start-up stay alive: keep full garbage collections
-    # (which hold the GIL) from walking them again and again.
+    # (which hold the GIL) from walking them again and again; collect fully
+    # only while the user is idle (ui.gcpolicy).
     gc.freeze()
+    idle_collector = gcpolicy.IdleCollector(app, window.runner)  # noqa: F841 - kept alive while the app runs
     try:
         return app.exec()
     finally:

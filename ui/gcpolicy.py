@@ -43,3 +43,60 @@ def paused():
                 gc.freeze()
                 gc.enable()
                 _paused_by_us = False
+
+
+def full_collection() -> int:
+    """Collect everything, frozen objects included, then freeze the survivors again.
+
+    Freezing keeps big live documents out of later automatic collections, but
+    also keeps any garbage cycle that existed at a freeze; this collection
+    frees those. It pauses for a time proportional to all live objects, so the
+    app runs it only while the user is idle (IdleCollector).
+    """
+    gc.unfreeze()
+    found = gc.collect()
+    gc.freeze()
+    return found
+
+
+class IdleCollector:
+    """Runs ``full_collection`` after ``idle_s`` seconds without user input or
+    running jobs, at most once per idle period. Qt-bound: create it in the GUI thread."""
+
+    INPUT_EVENTS = None  # filled on first use (Qt import kept out of module import)
+
+    def __init__(self, app, runner, idle_s: float = 20.0):
+        from PySide6.QtCore import QEvent, QObject, QTimer
+
+        IdleCollector.INPUT_EVENTS = {
+            QEvent.Type.KeyPress, QEvent.Type.MouseButtonPress, QEvent.Type.Wheel, QEvent.Type.MouseMove,
+        }
+        collector = self
+
+        class _Filter(QObject):
+            def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+                if event.type() in IdleCollector.INPUT_EVENTS:
+                    collector.poke()
+                return False
+
+        self.runner = runner
+        self.collections = 0
+        self._filter = _Filter()
+        app.installEventFilter(self._filter)
+        self._timer = QTimer()
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(int(idle_s * 1000))
+        self._timer.timeout.connect(self._on_idle)
+        runner.active_changed.connect(lambda _n: self.poke())
+        self._timer.start()
+
+    def poke(self) -> None:
+        """Something happened: restart the idle countdown."""
+        self._timer.start()
+
+    def _on_idle(self) -> None:
+        if self.runner.active:
+            self._timer.start()
+            return
+        full_collection()
+        self.collections += 1

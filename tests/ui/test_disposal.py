@@ -38,3 +38,24 @@ def test_dispose_runs_on_the_runner(qtbot, runner):
         pass
     gc.collect()
     assert probe() is None and done.args[0] > 100
+
+
+def test_idle_collector_collects_cycles_when_nothing_happens(qtbot, runner):
+    from PySide6.QtWidgets import QApplication
+
+    from ui.gcpolicy import IdleCollector
+
+    class Cycle:
+        pass
+
+    a, b = Cycle(), Cycle()
+    a.other, b.other = b, a
+    probe = weakref.ref(a)
+    gc.freeze()  # as the app does: frozen garbage is out of reach of normal collections
+    del a, b
+    gc.collect()
+    assert probe() is not None
+    collector = IdleCollector(QApplication.instance(), runner, idle_s=0.05)
+    qtbot.waitUntil(lambda: collector.collections == 1, timeout=3000)
+    assert probe() is None
+    gc.unfreeze()
