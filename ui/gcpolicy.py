@@ -74,7 +74,7 @@ class IdleCollector:
         collector = self
 
         class _Filter(QObject):
-            def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+            def eventFilter(self, obj, event):
                 if event.type() in IdleCollector.INPUT_EVENTS:
                     collector.poke()
                 return False
