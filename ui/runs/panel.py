@@ -287,6 +287,9 @@ class RunsPanel(QWidget):
     # -- the one running piece of work ----------------------------------------------------------------------
 
     def _start_work(self, label: str, fn, *args, on_result) -> None:
+        if self.runner.is_running(WORK):  # a second start would cancel the first (same job key)
+            self.status.setText(f"{self._work_label} is still running: wait for it or cancel it first.")
+            return
         self._work_label = label
         job = self.runner.start(WORK, fn, *args, on_result=on_result, on_error=self._error,
                                 on_progress=self._on_progress)

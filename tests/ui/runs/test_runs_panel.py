@@ -220,3 +220,35 @@ def test_a_gold_fix_rescores_and_lists_the_flipped_verdicts(qtbot, runs_window, 
     # the results follow the new score
     qtbot.waitUntil(lambda: any(r[0] == "careful-nlt" and r[1] == "(all)" and r[4] != "90.6%"
                                 for r in table_rows(panel.results.table)), timeout=5000)
+
+
+def test_two_agreeing_fixes_rescore_through_the_annotation_panels_signal(qtbot, runs_window, samples_store):
+    from reviewer.review.rubric import Draft
+
+    panel = open_dataset(qtbot, runs_window, TOOLSEL)
+    score_from_panel(qtbot, panel, "faithful", ["hasty-nlt"])
+    run = samples_store.run(TOOLSEL, "hasty-nlt")
+    item_id = next(i for i, v in samples_store.run_scores(run.id).items() if v == 1.0)
+    fix = Draft("fix", ambiguity="low", difficulty="medium", note="gold misses a tool", fixed_gold=["Made Up"])
+    annotate.save_annotation(samples_store, item_id, "alice", fix, None)
+    view = annotate.save_annotation(samples_store, item_id, "bob", fix, None)  # both agree: gold changes
+    assert samples_store.item(item_id).gold == ["Made Up"]
+    runs_window.review.annotation.saved.emit(view)  # as the annotation panel does after saving
+    qtbot.waitUntil(lambda: panel.flips.table.rowCount() == 1, timeout=10000)
+    assert table_rows(panel.flips.table)[0][1:] == ["hasty-nlt", "0", "pass → fail"]
+    assert "1 verdict changed" in panel.flips.status.text()
+
+
+def test_a_second_start_while_busy_is_refused_not_a_cancel(qtbot, runs_window, samples_store):
+    panel = open_dataset(qtbot, runs_window, TOOLSEL)
+    with OpenAIServer(responder=nlt_answer, latency=0.2) as server:
+        dialog = panel.open_rerun_dialog()
+        _fill_dialog(dialog, server, "slow", concurrency=1)
+        dialog.accept()
+        qtbot.waitUntil(lambda: panel.progress.bar.value() >= 1, timeout=10000)
+        job = runs_window.runner.job("runs:work")
+        panel.score_selected("faithful")  # e.g. from the Runs menu while the rerun runs
+        assert runs_window.runner.job("runs:work") is job and job.running
+        assert "still running" in panel.status.text()
+        with qtbot.waitSignal(job.cancelled, timeout=5000):
+            panel.cancel()
