@@ -33,6 +33,7 @@ from reviewer.store.queries import ItemQuery
 from ui import theme
 from ui.jobs import JobRunner
 from ui.models.item_table import COL, ItemTableModel
+from ui.agreement.dock import install as install_agreement
 from ui.review.dock import install as install_review
 from ui.runs.dock import install as install_runs
 from ui.views.filter_bar import FilterBar
@@ -143,7 +144,7 @@ class MainWindow(QMainWindow):
         self._build_actions()
         install_review(self)  # the review dock and menu (ui/review)
         install_runs(self)  # the runs dock and menu: scoring, reruns, comparison (ui/runs)
-        __import__("ui.agreement.dock", fromlist=["install"]).install(self)  # agreement dock, Review ▸ Agreement…
+        install_agreement(self)  # the agreement dock, Review ▸ Agreement… (ui/agreement)
         self._restore()
         self.refresh_datasets()
 

@@ -15,6 +15,12 @@ LABEL_WIDTH = 220
 PLOT_WIDTH = 420
 ROW_HEIGHT = 26
 NOTE_WIDTH = 260  # right of a forest plot: which series are undefined in a row
+CHAR_WIDTH = 7  # a generous average advance of the 12 px font, to size columns to their text
+LEGEND_COLUMNS = 2
+
+
+def _text_width(texts) -> float:
+    return max((len(t) for t in texts), default=0) * CHAR_WIDTH + 16
 
 
 def _text(x: float, y: float, text: str, anchor: str = "start", extra: str = "") -> str:
@@ -33,18 +39,25 @@ class Point:
 def forest_plot(
     title: str, rows: list[tuple[str, list[Point]]], series: list[str], lo: float = -1.0, hi: float = 1.0
 ) -> str:
-    """Each row a label and one point per series, with its interval as a whisker, on a lo..hi axis."""
-    top = 40 + 18 * ((len(series) + 2) // 3)
+    """Each row a label and one point per series, with its interval as a whisker, on a lo..hi axis.
+
+    The label column, the legend and the notes column are as wide as their text."""
+    label_width = max(LABEL_WIDTH, _text_width(label for label, _ in rows))
+    notes = ["undefined: " + ", ".join(series[s] for s, p in enumerate(points) if p.value is None)
+             for _, points in rows]
+    note_width = max(NOTE_WIDTH, _text_width(n for n in notes if n != "undefined: ") + 20)
+    legend_step = _text_width(series) + 14
+    top = 40 + 18 * ((len(series) + LEGEND_COLUMNS - 1) // LEGEND_COLUMNS)
     height = top + ROW_HEIGHT * len(rows) + 40
-    width = LABEL_WIDTH + PLOT_WIDTH + NOTE_WIDTH
+    width = max(label_width + PLOT_WIDTH + note_width, 10 + LEGEND_COLUMNS * legend_step)
 
     def x(v: float) -> float:
         v = min(max(v, lo), hi)
-        return LABEL_WIDTH + (v - lo) / (hi - lo) * PLOT_WIDTH
+        return label_width + (v - lo) / (hi - lo) * PLOT_WIDTH
 
     parts = [_text(10, 20, title, extra='font-weight="bold"')]
     for s, name in enumerate(series):
-        lx, ly = 10 + (s % 3) * 200, 38 + 18 * (s // 3)
+        lx, ly = 10 + (s % LEGEND_COLUMNS) * legend_step, 38 + 18 * (s // LEGEND_COLUMNS)
         parts.append(f'<circle cx="{lx + 5}" cy="{ly - 4}" r="5" fill="{PALETTE[s % len(PALETTE)]}"/>')
         parts.append(_text(lx + 14, ly, name))
     bottom = top + ROW_HEIGHT * len(rows)
@@ -53,7 +66,7 @@ def forest_plot(
         parts.append(_text(x(tick), bottom + 16, f"{tick:g}", "middle"))
     for r, (label, points) in enumerate(rows):
         y0 = top + r * ROW_HEIGHT
-        parts.append(_text(LABEL_WIDTH - 8, y0 + ROW_HEIGHT / 2 + 4, label, "end"))
+        parts.append(_text(label_width - 8, y0 + ROW_HEIGHT / 2 + 4, label, "end"))
         undefined = []
         for s, p in enumerate(points):
             colour = PALETTE[s % len(PALETTE)]
@@ -72,7 +85,7 @@ def forest_plot(
             )
         if undefined:
             parts.append(
-                _text(LABEL_WIDTH + PLOT_WIDTH + 20, y0 + 16, "undefined: " + ", ".join(undefined), extra='fill="#a00"')
+                _text(label_width + PLOT_WIDTH + 20, y0 + 16, "undefined: " + ", ".join(undefined), extra='fill="#a00"')
             )
     return _svg(width, height, parts, title)
 
