@@ -31,9 +31,9 @@ from PySide6.QtWidgets import (
 from reviewer.store import browse
 from reviewer.store.queries import ItemQuery
 from ui import theme
+from ui.agreement.dock import install as install_agreement
 from ui.jobs import JobRunner
 from ui.models.item_table import COL, ItemTableModel
-from ui.agreement.dock import install as install_agreement
 from ui.review.dock import install as install_review
 from ui.runs.dock import install as install_runs
 from ui.views.filter_bar import FilterBar
