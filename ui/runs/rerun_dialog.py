@@ -73,7 +73,7 @@ def _option_text(value) -> str:
 
 class RerunDialog(QDialog):
     def __init__(self, kind: str, runs: list, configs: dict[str, dict], settings: QSettings,
-                 parent: QWidget | None = None, filter_count: int | None = None, edited_count: int | None = None):
+                 parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Rerun a model")
         self.kind = kind
@@ -132,10 +132,8 @@ class RerunDialog(QDialog):
         self.scope_group = QButtonGroup(self)
         scope_box = QGroupBox("Items")
         scope_col = QVBoxLayout(scope_box)
-        counts = {"filter": filter_count, "edited": edited_count}
         for n, scope in enumerate(SCOPES):
-            label = SCOPE_LABELS[scope] + (f" ({counts[scope]})" if counts.get(scope) is not None else "")
-            button = QRadioButton(label)
+            button = QRadioButton(SCOPE_LABELS[scope])
             self.scope_group.addButton(button, n)
             scope_col.addWidget(button)
         self.run_name = QComboBox()
