@@ -8,12 +8,40 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import Select, and_, exists, func, or_, select
 
-from reviewer.store.models import Item
+from reviewer.store.models import Adjudication, Annotation, Item, Output, Score
 from reviewer.store.views import ItemRow
 
-item_t = Item.__table__
+item_t, ann_t, adj_t, output_t, score_t = (
+    Item.__table__, Annotation.__table__, Adjudication.__table__, Output.__table__, Score.__table__,
+)
+
+REVIEW_STATES = ("unannotated", "in_review", "disagreement", "settled")
+
+
+def _finished_annotations():
+    return (
+        select(func.count()).select_from(ann_t)
+        .where(ann_t.c.item_id == item_t.c.id, ann_t.c.verdict.is_not(None))
+        .scalar_subquery()
+    )
+
+
+def _settled():
+    return exists().where(adj_t.c.item_id == item_t.c.id)
+
+
+def _score_column(run_id: int, mode: str, column):
+    """The item's first-replication score value (or passed flag) in a run, as a correlated subquery."""
+    return (
+        select(column)
+        .select_from(score_t.join(output_t, output_t.c.id == score_t.c.output_id))
+        .where(output_t.c.item_id == item_t.c.id, output_t.c.run_id == run_id, output_t.c.replication == 0,
+               score_t.c.mode == mode)
+        .limit(1)
+        .scalar_subquery()
+    )
 
 SORTABLE = {
     "position": item_t.c.position,
@@ -37,6 +65,16 @@ class ItemQuery:
     depths: list[int] = field(default_factory=list)
     text: str = ""  # substring of the record id or the question, case-insensitive
     edited: bool | None = None  # only items whose gold was (not) edited
+    # Review state (see REVIEW_STATES): "in_review" = one finished annotation; "disagreement" =
+    # two or more finished annotations and not settled (the state that lifts blindness).
+    review: str | None = None
+    # Scores of one run (first replication) in one mode: a range filter and the "score" sort.
+    score_run_id: int | None = None
+    score_mode: str = "faithful"
+    score_min: float | None = None
+    score_max: float | None = None
+    # Two runs whose verdicts (passed) differ on the item, both scored in ``score_mode``.
+    runs_disagree: tuple[int, int] | None = None
     sort: str = "position"
     descending: bool = False
 
@@ -57,12 +95,38 @@ class ItemQuery:
             )
         if self.edited is not None:
             stmt = stmt.where(item_t.c.gold_edited == self.edited)
+        if self.review is not None:
+            stmt = stmt.where(self._review_clause())
+        if self.score_run_id is not None and (self.score_min is not None or self.score_max is not None):
+            value = _score_column(self.score_run_id, self.score_mode, score_t.c.value)
+            if self.score_min is not None:
+                stmt = stmt.where(value >= self.score_min)
+            if self.score_max is not None:
+                stmt = stmt.where(value <= self.score_max)
+        if self.runs_disagree is not None:
+            a, b = (_score_column(run, self.score_mode, score_t.c.passed) for run in self.runs_disagree)
+            stmt = stmt.where(a.is_not(None), b.is_not(None), a != b)
         return stmt
 
+    def _review_clause(self):
+        n, settled = _finished_annotations(), _settled()
+        clauses = {
+            "unannotated": and_(n == 0, ~settled),
+            "in_review": and_(n == 1, ~settled),
+            "disagreement": and_(n >= 2, ~settled),
+            "settled": settled,
+        }
+        if self.review not in clauses:
+            raise ValueError(f"unknown review state {self.review!r}; one of {', '.join(REVIEW_STATES)}")
+        return clauses[self.review]
+
     def order(self, stmt: Select) -> Select:
-        column = SORTABLE.get(self.sort)
+        if self.sort == "score" and self.score_run_id is not None:
+            column = _score_column(self.score_run_id, self.score_mode, score_t.c.value)
+        else:
+            column = SORTABLE.get(self.sort)
         if column is None:
-            raise ValueError(f"cannot sort by {self.sort!r}; sortable: {', '.join(SORTABLE)}")
+            raise ValueError(f"cannot sort by {self.sort!r}; sortable: {', '.join(SORTABLE)}, score (with a run)")
         primary = column.desc() if self.descending else column.asc()
         # The position breaks ties so that pages never overlap or skip rows.
         return stmt.order_by(primary, item_t.c.position)

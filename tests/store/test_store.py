@@ -147,3 +147,44 @@ def test_deleting_a_dataset_removes_its_items_and_outputs(store):
     store.delete_dataset("demo", actor="alice")
     assert count(store, Item) == 0 and count(store, Output) == 0
     assert store.history("dataset", summary.dataset_id)[-1].action == "delete"
+
+
+def test_filters_by_review_state_score_range_and_disagreeing_runs(store):
+    from reviewer.review.annotate import save_annotation
+    from reviewer.review.rubric import Draft
+    from reviewer.samples import ensure_samples
+    from reviewer.scoring.job import score_run
+
+    ensure_samples(store)
+    ds = store.dataset("sample-tool-selection")
+    a, b = store.runs(ds.id)
+    for run in (a, b):
+        score_run(store, run.id)
+    rows = store.item_page(ItemQuery(dataset_id=ds.id), 0, 100)
+    ok = Draft(verdict="pass", ambiguity="low")
+    save_annotation(store, rows[0].id, "alice", ok, None)  # in review
+    save_annotation(store, rows[1].id, "alice", ok, None)  # settled (both agree)
+    save_annotation(store, rows[1].id, "bob", ok, None)
+    save_annotation(store, rows[2].id, "alice", ok, None)  # disagreement
+    save_annotation(store, rows[2].id, "bob", Draft(verdict="reject", ambiguity="high"), None)
+
+    def ids(**kw):
+        q = ItemQuery(dataset_id=ds.id, **kw)
+        found = [r.id for r in store.item_page(q, 0, 100)]
+        assert store.count_items(q) == len(found)
+        return found
+
+    assert ids(review="in_review") == [rows[0].id]
+    assert ids(review="settled") == [rows[1].id]
+    assert ids(review="disagreement") == [rows[2].id]
+    assert len(ids(review="unannotated")) == 29
+
+    scores_a = store.run_scores(a.id)
+    failing = sorted(i for i, v in scores_a.items() if v == 0.0)
+    assert sorted(ids(score_run_id=a.id, score_max=0.0)) == failing and failing
+    by_score = ids(score_run_id=a.id, sort="score")
+    assert [scores_a[i] for i in by_score] == sorted(scores_a[i] for i in by_score)
+
+    scores_b = store.run_scores(b.id)
+    differ = sorted(i for i in scores_a if (scores_a[i] == 1.0) != (scores_b[i] == 1.0))
+    assert sorted(ids(runs_disagree=(a.id, b.id))) == differ and differ
