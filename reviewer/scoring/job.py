@@ -36,6 +36,7 @@ class Flip:
     record_id: str
     run: str
     replication: int
+    mode: str
     before: bool | None
     after: bool | None
 
@@ -188,6 +189,23 @@ def stored_results(store, run_id: int, mode: Mode = "faithful") -> dict[int, Sco
         }
 
 
+def summarise_stored(store, run_id: int, mode: Mode = "faithful") -> RunScores | None:
+    """The aggregate of a run's stored scores in ``mode``, computed as ``score_run``
+    computes it, without scoring anything again; None when the run has none."""
+    stored = stored_results(store, run_id, mode)
+    if not stored:
+        return None
+    with store.engine.connect() as conn:
+        run = conn.execute(select(run_t.c.name, dataset_t.c.kind).join(
+            dataset_t, dataset_t.c.id == run_t.c.dataset_id).where(run_t.c.id == run_id)).one()
+        rows = _load(conn, run_id, None)
+        texts = _texts(conn, rows)
+    scorer = scorer_for(run.kind)
+    pairs = [(_scoring_item(r, texts), stored[r.output_id]) for r in rows if r.output_id in stored]
+    return RunScores(run_id, run.name, scorer.name, mode, scored=len(pairs), summary=scorer.aggregate(pairs),
+                     by_category=_by_category(pairs))
+
+
 def rescore_items(store, item_ids: list[int], ctx: JobContext | None = None) -> list[Flip]:
     """Re-score every already-scored output of these items (each run, each mode
     scored before) and return the outputs whose pass/fail changed."""
@@ -207,7 +225,7 @@ def rescore_items(store, item_ids: list[int], ctx: JobContext | None = None) -> 
     with store.engine.connect() as conn:
         after = {(r.id, r.mode): r.passed for r in conn.execute(stmt)}
     return [
-        Flip(r.item_id, r.record_id, r.run, r.replication, r.passed, after.get((r.id, r.mode)))
+        Flip(r.item_id, r.record_id, r.run, r.replication, r.mode, r.passed, after.get((r.id, r.mode)))
         for r in before
         if after.get((r.id, r.mode)) != r.passed
     ]

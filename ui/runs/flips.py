@@ -21,7 +21,7 @@ class FlipsView(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.flips: list[Flip] = []
-        self.table = make_table(["Record", "Run", "Replication", "Before → after"], stretch=1)
+        self.table = make_table(["Record", "Run", "Replication", "Mode", "Before → after"], stretch=1)
         self.table.cellDoubleClicked.connect(self._activated)
         self.status = QLabel("Fixing an item's gold re-scores its scored outputs; changed verdicts are listed here.")
         self.status.setObjectName("muted")
@@ -52,7 +52,7 @@ class FlipsView(QWidget):
             record = SortItem(f.record_id, f.record_id)
             record.item_id = f.item_id
             rows.append([record, SortItem(f.run, f.run), SortItem(str(f.replication), f.replication),
-                         SortItem(f"{verdict(f.before)} → {verdict(f.after)}")])
+                         SortItem(f.mode, f.mode), SortItem(f"{verdict(f.before)} → {verdict(f.after)}")])
         fill(self.table, rows)
 
     def _activated(self, row: int, _column: int) -> None:

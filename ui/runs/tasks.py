@@ -16,7 +16,6 @@ from reviewer.rerun.config import RunConfig
 from reviewer.rerun.job import RerunReport, rerun
 from reviewer.scoring import job as scoring
 from reviewer.scoring.base import MODES
-from reviewer.scoring.registry import scorer_for
 from reviewer.store.models import Dataset, Item, Output, Run, Score
 from reviewer.store.queries import ItemQuery
 
@@ -60,21 +59,8 @@ class _Slice:
 
 
 def stored_run_scores(store, run_id: int, mode: str) -> scoring.RunScores | None:
-    """The aggregate of a run's STORED scores in ``mode`` (None when it has none),
-    computed as ``score_run`` computes it, without scoring anything again."""
-    stored = scoring.stored_results(store, run_id, mode)
-    if not stored:
-        return None
-    with store.engine.connect() as conn:
-        run = conn.execute(select(run_t.c.name, dataset_t.c.kind).join(
-            dataset_t, dataset_t.c.id == run_t.c.dataset_id).where(run_t.c.id == run_id)).one()
-        # The scoring job's own loaders, so the items look exactly as they did when scored.
-        rows = scoring._load(conn, run_id, None)
-        texts = scoring._texts(conn, rows)
-    scorer = scorer_for(run.kind)
-    pairs = [(scoring._scoring_item(r, texts), stored[r.output_id]) for r in rows if r.output_id in stored]
-    return scoring.RunScores(run_id, run.name, scorer.name, mode, scored=len(pairs),
-                             summary=scorer.aggregate(pairs), by_category=scoring._by_category(pairs))
+    """The aggregate of a run's stored scores in ``mode`` (None when it has none)."""
+    return scoring.summarise_stored(store, run_id, mode)
 
 
 def load_dataset_scores(ctx: JobContext, store, dataset_id: int) -> DatasetScores:

@@ -214,7 +214,7 @@ def test_a_gold_fix_rescores_and_lists_the_flipped_verdicts(qtbot, runs_window, 
     view = resolution.adjudicate(samples_store, item_id, "ada", "fix", ["No Such Tool"], "gold was wrong")
     runs_window.review.adjudication.settled.emit(view)  # as the adjudication panel does after settling
     qtbot.waitUntil(lambda: panel.flips.table.rowCount() == 1, timeout=10000)
-    assert table_rows(panel.flips.table)[0] == [detail.record_id, "careful-nlt", "0", "pass → fail"]
+    assert table_rows(panel.flips.table)[0] == [detail.record_id, "careful-nlt", "0", "faithful", "pass → fail"]
     assert panel.tabs.currentWidget() is panel.flips
     assert samples_store.run_scores(run.id)[item_id] == 0.0
     # the results follow the new score
@@ -235,7 +235,7 @@ def test_two_agreeing_fixes_rescore_through_the_annotation_panels_signal(qtbot, 
     assert samples_store.item(item_id).gold == ["Made Up"]
     runs_window.review.annotation.saved.emit(view)  # as the annotation panel does after saving
     qtbot.waitUntil(lambda: panel.flips.table.rowCount() == 1, timeout=10000)
-    assert table_rows(panel.flips.table)[0][1:] == ["hasty-nlt", "0", "pass → fail"]
+    assert table_rows(panel.flips.table)[0][1:] == ["hasty-nlt", "0", "faithful", "pass → fail"]
     assert "1 verdict changed" in panel.flips.status.text()
 
 
