@@ -192,7 +192,9 @@ class DeepJsonScorer:
         return ScoreResult({"format": 1, "detailed": detailed, "strict": strict}, "strict", bool(strict), notes=notes)
 
     def aggregate(self, pairs: list[tuple[ScoringItem, ScoreResult]]) -> dict[str, Any]:
-        """Mean format / detailed / strict: ``overall``, ``by_difficulty`` (Medium/Hard), ``by_category``."""
+        """Mean format / detailed / strict: ``overall``, ``by_difficulty`` (Medium/Hard), ``by_category``;
+        and ``gold_fails_schema``: the items whose gold fails its own schema (so even a
+        perfect answer scores 0 on them), each ``{record_id, path, message}``."""
         groups: dict[tuple[str, str], list[ScoreResult]] = defaultdict(list)
         for item, res in pairs:
             if res.skipped:
@@ -206,6 +208,11 @@ class DeepJsonScorer:
                 out["overall"] = _means(results)
             else:
                 out[level][key] = _means(results)
+        items = list({item.record_id: item for item, _ in pairs}.values())
+        out["gold_fails_schema"] = [
+            {"record_id": item.record_id, "path": f.path, "message": f.message}
+            for item, f in gold_schema_failures(items)
+        ]
         return out
 
 

@@ -176,3 +176,17 @@ def test_refdata_twelve_hard_golds_fail_their_own_schema():
     assert len(failures) == 12
     assert all(i.depth >= 5 for i, _ in failures)  # all Hard
     assert all(f.path.startswith("$") and f.message for _, f in failures)
+
+
+def test_aggregate_flags_golds_that_fail_their_own_schema():
+    from reviewer.scoring.base import ScoringItem, ScoringOutput
+    from reviewer.scoring.deepjson import DeepJsonScorer
+
+    schema = json.dumps({"type": "object", "properties": {"age": {"type": "integer"}}, "required": ["age"]})
+    good = ScoringItem("1", "extraction", {"age": 3}, schema=schema, depth=3)
+    bad = ScoringItem("2", "extraction", {"age": "3"}, schema=schema, depth=5)
+    scorer = DeepJsonScorer()
+    pairs = [(it, scorer.score(it, ScoringOutput(json.dumps(it.gold)))) for it in (good, bad)]
+    flagged = scorer.aggregate(pairs)["gold_fails_schema"]
+    assert [(f["record_id"], f["path"]) for f in flagged] == [("2", "$.age")]
+    assert pairs[1][1].metrics["format"] == 0  # the exact gold itself cannot pass
