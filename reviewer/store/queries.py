@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import Select, and_, exists, func, or_, select
+from sqlalchemy import Select, and_, case, exists, func, or_, select
 
 from reviewer.store.models import Adjudication, Annotation, Item, Output, Score
 from reviewer.store.views import ItemRow
@@ -30,6 +30,13 @@ def _finished_annotations():
 
 def _settled():
     return exists().where(adj_t.c.item_id == item_t.c.id)
+
+
+def _review_rank():
+    """The review state as a sortable number: 0 not annotated, 1 in review (one finished
+    annotation), 2 two or more finished annotations (not settled), 3 settled."""
+    n = _finished_annotations()
+    return case((_settled(), 3), (n >= 2, 2), (n == 1, 1), else_=0)
 
 
 def _score_column(run_id: int, mode: str, column):
@@ -75,7 +82,7 @@ class ItemQuery:
     score_max: float | None = None
     # Two runs whose verdicts (passed) differ on the item, both scored in ``score_mode``.
     runs_disagree: tuple[int, int] | None = None
-    sort: str = "position"
+    sort: str = "position"  # a SORTABLE key, "review" (REVIEW_STATES order) or "score" (with score_run_id)
     descending: bool = False
 
     def where(self, stmt: Select) -> Select:
@@ -121,15 +128,22 @@ class ItemQuery:
         return clauses[self.review]
 
     def order(self, stmt: Select) -> Select:
+        return stmt.order_by(*self.order_by())
+
+    def order_by(self) -> tuple:
+        """The ORDER BY clauses of this query (also usable in a window function's OVER)."""
         if self.sort == "score" and self.score_run_id is not None:
             column = _score_column(self.score_run_id, self.score_mode, score_t.c.value)
+        elif self.sort == "review":
+            column = _review_rank()
         else:
             column = SORTABLE.get(self.sort)
         if column is None:
-            raise ValueError(f"cannot sort by {self.sort!r}; sortable: {', '.join(SORTABLE)}, score (with a run)")
+            raise ValueError(
+                f"cannot sort by {self.sort!r}; sortable: {', '.join(SORTABLE)}, review, score (with a run)")
         primary = column.desc() if self.descending else column.asc()
         # The position breaks ties so that pages never overlap or skip rows.
-        return stmt.order_by(primary, item_t.c.position)
+        return primary, item_t.c.position
 
 
 ROW_COLUMNS = (
