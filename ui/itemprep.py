@@ -16,6 +16,7 @@ from typing import Any
 
 from reviewer.jobs import JobContext
 from reviewer.kinds import ItemKind
+from reviewer.scoring.job import item_scores
 from reviewer.store.views import ItemDetail, OutputView
 from ui import gcpolicy
 from ui.textdoc import (
@@ -51,6 +52,7 @@ class ItemBundle:
     detail: ItemDetail
     outputs: list[PreparedOutput]
     view: dict[str, Any] = field(default_factory=dict)  # the kind's prepared pieces
+    scores: list = field(default_factory=list)  # reviewer.scoring.job.ItemScore, every run and mode
 
     def output_of_run(self, run_id: int | None) -> PreparedOutput | None:
         """The first replication of a run's output, else None."""
@@ -300,7 +302,7 @@ def _load_item(ctx: JobContext, store, item_id: int) -> ItemBundle:
     ctx.check_cancelled()
     prepare = PREPARERS.get(detail.kind)
     view = prepare(detail, outputs) if prepare else {}
-    return ItemBundle(detail, outputs, view)
+    return ItemBundle(detail, outputs, view, item_scores(store, item_id))
 
 
 __all__ = ["ItemBundle", "ParsedJsonText", "PreparedOutput", "Validation", "load_item", "read_json_answer"]

@@ -189,6 +189,35 @@ def stored_results(store, run_id: int, mode: Mode = "faithful") -> dict[int, Sco
         }
 
 
+@dataclass(frozen=True)
+class ItemScore:
+    """One stored score of one output of an item, for the item view."""
+
+    run: str
+    replication: int
+    scorer: str
+    mode: str
+    primary: str | None
+    value: float | None
+    passed: bool | None
+    skipped: bool
+    notes: list[str]
+
+
+def item_scores(store, item_id: int) -> list[ItemScore]:
+    """Every stored score of the item's outputs, by run, replication and mode."""
+    stmt = (
+        select(run_t.c.name, output_t.c.replication, score_t)
+        .join(output_t, output_t.c.id == score_t.c.output_id)
+        .join(run_t, run_t.c.id == output_t.c.run_id)
+        .where(output_t.c.item_id == item_id)
+        .order_by(run_t.c.id, output_t.c.replication, score_t.c.mode)
+    )
+    with store.engine.connect() as conn:
+        return [ItemScore(r.name, r.replication, r.scorer, r.mode, r.primary, r.value, r.passed, r.skipped,
+                          list(r.notes or [])) for r in conn.execute(stmt)]
+
+
 def summarise_stored(store, run_id: int, mode: Mode = "faithful") -> RunScores | None:
     """The aggregate of a run's stored scores in ``mode``, computed as ``score_run``
     computes it, without scoring anything again; None when the run has none."""

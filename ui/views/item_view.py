@@ -37,6 +37,11 @@ class ItemView(QWidget):
         self.facts.setTextFormat(self.facts.textFormat().RichText)
         self.state = QLabel("")
         self.state.setObjectName("muted")
+        # Each run's score of this item; the tooltip carries the scorer's notes (what a
+        # generated program returned, which quirk applied, which node failed the schema).
+        self.scores = QLabel("")
+        self.scores.setWordWrap(True)
+        self.scores.setTextFormat(self.scores.textFormat().RichText)
         head = QHBoxLayout()
         head.addWidget(self.title)
         head.addStretch(1)
@@ -49,6 +54,7 @@ class ItemView(QWidget):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(head)
         layout.addWidget(self.facts)
+        layout.addWidget(self.scores)
         layout.addWidget(self.stack, 1)
 
     def show_item(self, item_id: int | None) -> None:
@@ -57,6 +63,7 @@ class ItemView(QWidget):
             self.bundle = None
             self.title.setText("No item selected")
             self.facts.setText("")
+            self._show_scores([])
             self.state.setText("")
             self.stack.setCurrentWidget(self.placeholder)
             return
@@ -78,6 +85,26 @@ class ItemView(QWidget):
         w = self.stack.currentWidget()
         return w if isinstance(w, KindLayout) else None
 
+    def _show_scores(self, scores) -> None:
+        """One entry per run and mode: ✓/✗ and the headline value; notes in the tooltip."""
+        if not scores:
+            self.scores.setText("")
+            self.scores.setToolTip("")
+            self.scores.setVisible(False)
+            return
+        parts, tips = [], []
+        for s in scores:
+            if s.replication:
+                continue
+            mark = "–" if s.skipped or s.passed is None else ("✓" if s.passed else "✗")
+            value = "" if s.value is None else f" {s.value:.2f}"
+            parts.append(f"{html.escape(s.run)} <b>{mark}</b>{value} <span style='color:gray'>{s.mode}</span>")
+            tips.append(f"<b>{html.escape(s.run)} ({s.mode}, {html.escape(s.scorer)})</b><br>"
+                        + "<br>".join(html.escape(n) for n in s.notes[:6]))
+        self.scores.setText("Scores: " + " · ".join(parts))
+        self.scores.setToolTip("<br><br>".join(tips))
+        self.scores.setVisible(True)
+
     def _failed(self, exc: BaseException, _trace: str) -> None:
         self.state.setText(f"could not load the item: {exc}")
         self.load_failed.emit(str(exc))
@@ -97,6 +124,7 @@ class ItemView(QWidget):
         facts.append(f"dataset {html.escape(d.dataset)}" + (f" · {html.escape(where)}" if where else ""))
         facts.append(f"{len(bundle.outputs)} output(s)")
         self.facts.setText(" · ".join(facts))
+        self._show_scores(bundle.scores)
         self.state.setText("")
         layout = self.layouts.get(d.kind)
         if layout is None:
