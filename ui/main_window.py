@@ -1,7 +1,8 @@
 """The main window: dataset and run pickers, the item browser (filters + table)
 and the item view.
 
-Keyboard: J / Ctrl+Down next item, K / Ctrl+Up previous item, Ctrl+F search,
+Keyboard: J / Ctrl+Down next item, K / Ctrl+Up previous item, Ctrl+J / Ctrl+K
+next / previous item the selected run fails (score below 1), Ctrl+F search,
 F9 show/hide the browser, F10 show/hide the item header, Ctrl+Shift+T light/dark,
 F8 / Shift+F8 next/previous difference (in a diff), "/" or F3 find in a text
 pane (then F3 / Shift+F3).
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from reviewer.store import browse
+from reviewer.store.navigation import failing_row
 from reviewer.store.queries import ItemQuery
 from ui import theme
 from ui.agreement.dock import install as install_agreement
@@ -50,8 +52,12 @@ def _dataset_state(ctx, store, dataset_id):
     return store.runs(ds.id), browse.facets(store, ds.id)
 
 
-def _scores(ctx, store, run_id):
-    return store.run_scores(run_id)
+def _scores(ctx, store, run_id, mode):
+    return store.run_scores(run_id, mode=mode)
+
+
+def _failing_row(ctx, store, query, run_id, mode, current_row, forward):
+    return query, failing_row(store, query, run_id, mode, current_row, forward)
 
 
 class MainWindow(QMainWindow):
@@ -87,6 +93,7 @@ class MainWindow(QMainWindow):
         # -- browser ----------------------------------------------------------------
         self.filters = FilterBar(self.settings)
         self.filters.changed.connect(self.apply_filters)
+        self.filters.score_mode_changed.connect(lambda _mode: self.load_scores())
         self.model = ItemTableModel(store, runner=self.runner, parent=self)
         self.model.query_changed.connect(self._on_count)
         self.model.load_failed.connect(lambda msg: self.statusBar().showMessage(f"database error: {msg}", 8000))
@@ -145,6 +152,10 @@ class MainWindow(QMainWindow):
         install_review(self)  # the review dock and menu (ui/review)
         install_runs(self)  # the runs dock and menu: scoring, reruns, comparison (ui/runs)
         install_agreement(self)  # the agreement dock, Review ▸ Agreement… (ui/agreement)
+        # The Runs panel reloads the Score column after scoring, in faithful mode; reload
+        # it again in the filter bar's mode (same job key: this newer load wins).
+        self.runs_panel.scores_changed.connect(
+            lambda run_ids: self.load_scores() if self.current_run_id() in run_ids else None)
         self._restore()
         self.refresh_datasets()
 
@@ -169,11 +180,14 @@ class MainWindow(QMainWindow):
         self.theme_action = self._action("Dark theme", ["Ctrl+Shift+T"], self.toggle_theme, checkable=True)
         self.theme_action.setChecked(theme.current() == "dark")
         self.clear_action = self._action("Clear filters", ["Ctrl+Shift+X"], self.filters.clear)
+        self.next_failing_action = self._action("Next failing item", ["Ctrl+J"], self.next_failing)
+        self.prev_failing_action = self._action("Previous failing item", ["Ctrl+K"], self.previous_failing)
         menu = self.menuBar().addMenu("&View")
         for a in (self.browser_action, self.header_action, self.theme_action):
             menu.addAction(a)
         go = self.menuBar().addMenu("&Go")
-        for a in (self.next_action, self.prev_action, self.search_action, self.clear_action):
+        for a in (self.next_action, self.prev_action, self.next_failing_action, self.prev_failing_action,
+                  self.search_action, self.clear_action):
             go.addAction(a)
         for a in (self.browser_action, self.theme_action):
             button = QToolButton()
@@ -218,7 +232,7 @@ class MainWindow(QMainWindow):
             self.model.set_query(None)
             return
         self.settings.setValue("dataset", ds.name)
-        self.model.set_query(self.filters.apply(ItemQuery(dataset_id=ds.id)))
+        self._set_query(self.filters.apply(ItemQuery(dataset_id=ds.id)))
         self.runner.start("dataset", _dataset_state, self.store, ds.id, on_result=self._set_dataset_state,
                           on_error=self._job_error)
 
@@ -234,6 +248,7 @@ class MainWindow(QMainWindow):
                                ("Difficulty", facets.difficulties), ("Depth", facets.depths)):
             self.table.setColumnHidden(COL[column], not values)
         self.table.setColumnHidden(COL["Score"], not runs)
+        self.filters.set_runs(runs)
         wanted = self.settings.value("run", "")
         self.run_box.blockSignals(True)
         self.run_box.clear()
@@ -256,11 +271,20 @@ class MainWindow(QMainWindow):
         if run_id is not None:
             self.settings.setValue("run", self.run_box.currentText().split("  (")[0])
         self.item_view.set_run(run_id)
+        self.load_scores()
+        query = self.model.query()
+        if self.filters.set_run(run_id) or (query is not None and query.sort == "score"):
+            self.apply_filters()  # the score filters or the Score sort use the run
+
+    def load_scores(self) -> None:
+        """Fill the Score column with the selected run's scores in the filter bar's mode."""
+        run_id, mode = self.current_run_id(), self.filters.mode()
         if run_id is None:
+            self.runner.cancel("scores")
             self.model.set_scores(None)
         else:
-            self.runner.start("scores", _scores, self.store, run_id, on_result=self.model.set_scores,
-                              on_error=self._job_error)
+            self.runner.start("scores", _scores, self.store, run_id, mode,
+                              on_result=lambda scores: self.model.set_scores(scores, mode), on_error=self._job_error)
 
     # -- browsing ----------------------------------------------------------------------
 
@@ -268,12 +292,16 @@ class MainWindow(QMainWindow):
         ds = self.current_dataset()
         if ds is None:
             return
-        query = self.filters.apply(self.model.query() or ItemQuery(dataset_id=ds.id))
-        self.model.set_query(query)
+        self._set_query(self.filters.apply(self.model.query() or ItemQuery(dataset_id=ds.id)))
         if self.model.rowCount():
             self.select_row(0)
         else:
             self.item_view.show_item(None)
+
+    def _set_query(self, query: ItemQuery) -> None:
+        self.model.set_query(query)
+        if query.sort == "position":  # a new dataset, or the Score sort dropped for want of a run
+            self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
 
     def _on_count(self, n: int) -> None:
         ds = self.current_dataset()
@@ -298,6 +326,34 @@ class MainWindow(QMainWindow):
 
     def previous_item(self) -> None:
         self.select_row(max(0, self.current_row() - 1))
+
+    def next_failing(self) -> None:
+        self._jump_to_failing(True)
+
+    def previous_failing(self) -> None:
+        self._jump_to_failing(False)
+
+    def _jump_to_failing(self, forward: bool) -> None:
+        """Select the next / previous row (in the table's filter and order) whose item
+        scores below 1 in the selected run; found by one query on a worker."""
+        query, run_id = self.model.query(), self.current_run_id()
+        if query is None or run_id is None:
+            self.statusBar().showMessage("Pick a run first: a failing item scores below 1 in the selected run.", 6000)
+            return
+        self.runner.start("failing", _failing_row, self.store, query, run_id, self.filters.mode(), self.current_row(),
+                          forward, on_result=lambda result: self._show_failing(result, forward),
+                          on_error=self._job_error)
+
+    def _show_failing(self, result, forward: bool) -> None:
+        query, row = result
+        if query is not self.model.query():  # the filters changed meanwhile
+            return
+        if row is None:
+            where = "after" if forward else "before"
+            self.statusBar().showMessage(f"No failing item {where} this one in the selected run "
+                                         f"({self.filters.mode()} scoring).", 6000)
+        else:
+            self.select_row(row)
 
     def _on_row(self, current, _previous) -> None:
         self.item_view.show_item(self.model.item_id(current.row()) if current.isValid() else None)

@@ -23,6 +23,9 @@ from PySide6.QtGui import QBrush
 
 from reviewer.store import browse
 from reviewer.store.queries import SORTABLE, ItemQuery
+
+# Sort keys beyond the plain columns (reviewer.store.queries.ItemQuery.order_by).
+RUN_SORT, REVIEW_SORT = "score", "review"
 from reviewer.store.views import ItemRow
 from ui import theme
 
@@ -35,8 +38,8 @@ COLUMNS = (
     ("Category", "category"),
     ("Difficulty", "difficulty"),
     ("Depth", "depth"),
-    ("Score", None),
-    ("Review", None),
+    ("Score", "score"),  # the selected run's score (ItemQuery.score_run_id), in SQL
+    ("Review", "review"),  # review progress: not annotated < in review < disagreement < settled
     ("Gold", None),
     ("Domain", "domain"),
     ("Question", None),
@@ -76,6 +79,7 @@ class ItemTableModel(QAbstractTableModel):
         self._states: dict[int, browse.ReviewState] = {}
         self._viewer: tuple[str | None, bool] = (None, False)
         self._scores: dict[int, float | None] | None = None
+        self._score_mode = "faithful"  # the scoring mode of ``_scores`` (cell tool tips say it)
         self.pages_fetched = 0  # how many page queries ran (the tests read it)
         self._last: tuple[int, list[ItemRow]] | None = None  # the page of the previous lookup
 
@@ -123,9 +127,12 @@ class ItemTableModel(QAbstractTableModel):
         self._viewer = (name, sees_all)
         self.refresh()
 
-    def set_scores(self, scores: dict[int, float | None] | None) -> None:
-        """Scores of the selected run by item id (None: no run selected)."""
+    def set_scores(self, scores: dict[int, float | None] | None, mode: str | None = None) -> None:
+        """Scores of the selected run by item id (None: no run selected), given in
+        ``mode`` ("faithful"/"fixed"; None: the mode of the previous scores)."""
         self._scores = scores
+        if mode is not None:
+            self._score_mode = mode
         if self._count:
             col = COL["Score"]
             self.dataChanged.emit(self.index(0, col), self.index(self._count - 1, col))
@@ -197,6 +204,9 @@ class ItemTableModel(QAbstractTableModel):
                 return r.question
             if col == COL["Gold"] and r.edited:
                 return "The gold was edited in reviewer (differs from the imported gold)"
+            if col == COL["Score"] and self._scores is not None:
+                v = self._scores.get(r.id)
+                return f"{'not scored' if v is None else v} ({self._score_mode} scoring)"
         if role == Qt.ItemDataRole.ForegroundRole:
             c = theme.colors()
             if col == COL["Gold"] and r.edited:
@@ -241,6 +251,8 @@ class ItemTableModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.DisplayRole:
             if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
                 key = COLUMNS[section][1]
+                if key == RUN_SORT:
+                    return "sorted by the selected run's score in the filter bar's score mode (pick a run first)"
                 return None if key else "not sortable (sorting happens in the database)"
             return None
         if orientation == Qt.Orientation.Horizontal:
@@ -249,12 +261,18 @@ class ItemTableModel(QAbstractTableModel):
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         key = COLUMNS[column][1] if 0 <= column < len(COLUMNS) else None
-        if self._query is None or key is None or key not in SORTABLE:
+        if self._query is None or not self.can_sort(key):
             return
         descending = order == Qt.SortOrder.DescendingOrder
         if self._query.sort == key and self._query.descending == descending:
             return
         self.set_query(replace(self._query, sort=key, descending=descending))
+
+    def can_sort(self, key: str | None) -> bool:
+        """Whether the current query can be sorted by ``key`` (the score needs a run)."""
+        if key == RUN_SORT:
+            return self._query is not None and self._query.score_run_id is not None
+        return key in SORTABLE or key == REVIEW_SORT
 
     def flags(self, index):
         return _FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags

@@ -1,0 +1,118 @@
+"""A combo box whose entries are check boxes: pick any number of values.
+
+Entry 0 is "Any" (nothing checked = no filter). Clicking an entry in the popup
+toggles it and keeps the popup open; clicking "Any" clears and closes. The box
+shows "Any", the single checked label, or "N of M". Picking an entry
+programmatically with ``setCurrentIndex`` checks that entry alone (a plain
+single choice), so code written for a QComboBox keeps working.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox, QStylePainter
+
+_CHECKED, _UNCHECKED = Qt.CheckState.Checked, Qt.CheckState.Unchecked
+
+
+class CheckCombo(QComboBox):
+    checked_changed = Signal()  # the set of checked values changed (by the user or the code)
+
+    def __init__(self, any_text: str = "Any", parent=None):
+        super().__init__(parent)
+        self.any_text = any_text
+        self._model = QStandardItemModel(self)
+        self.setModel(self._model)
+        self._quiet = False
+        self.clear()
+        self.view().viewport().installEventFilter(self)
+        self.currentIndexChanged.connect(self._on_index)
+
+    # -- entries -------------------------------------------------------------------
+
+    def clear(self) -> None:
+        self._quiet = True
+        try:
+            self._model.clear()
+            self._model.appendRow(QStandardItem(self.any_text))
+            self.setCurrentIndex(0)
+        finally:
+            self._quiet = False
+
+    def add_value(self, label: str, value) -> None:
+        item = QStandardItem(label)
+        item.setData(value, Qt.ItemDataRole.UserRole)
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setData(_UNCHECKED, Qt.ItemDataRole.CheckStateRole)
+        self._model.appendRow(item)
+
+    def values(self) -> list:
+        """Every value offered (checked or not), in order."""
+        return [self._model.item(i).data(Qt.ItemDataRole.UserRole) for i in range(1, self._model.rowCount())]
+
+    def checked(self) -> list:
+        """The checked values, in the order offered (empty = Any)."""
+        return [self._model.item(i).data(Qt.ItemDataRole.UserRole) for i in range(1, self._model.rowCount())
+                if self._model.item(i).checkState() == _CHECKED]
+
+    def set_checked(self, values) -> None:
+        """Check exactly ``values`` (those offered; others are ignored)."""
+        wanted = list(values or [])
+        before = self.checked()
+        for i in range(1, self._model.rowCount()):
+            item = self._model.item(i)
+            item.setCheckState(_CHECKED if item.data(Qt.ItemDataRole.UserRole) in wanted else _UNCHECKED)
+        self._sync_index()
+        if self.checked() != before:
+            self.checked_changed.emit()
+            self.update()
+
+    # -- user interaction ----------------------------------------------------------
+
+    def eventFilter(self, obj, event) -> bool:
+        # A click on an entry toggles it instead of choosing it and closing the popup.
+        if event.type() == QEvent.Type.MouseButtonRelease and obj is self.view().viewport():
+            index = self.view().indexAt(event.position().toPoint())
+            if index.isValid():
+                if index.row() == 0:
+                    self.set_checked([])
+                    self.hidePopup()
+                else:
+                    item = self._model.item(index.row())
+                    item.setCheckState(_UNCHECKED if item.checkState() == _CHECKED else _CHECKED)
+                    self._sync_index()
+                    self.checked_changed.emit()
+                    self.update()
+                return True
+        return super().eventFilter(obj, event)
+
+    def _on_index(self, index: int) -> None:
+        if not self._quiet:  # a programmatic single choice
+            self.set_checked([] if index <= 0 else [self.itemData(index)])
+
+    def _sync_index(self) -> None:
+        """Keep the current index on the single checked entry (else on "Any"), so
+        ``currentData()`` answers as for a plain combo."""
+        rows = [i for i in range(1, self._model.rowCount()) if self._model.item(i).checkState() == _CHECKED]
+        self._quiet = True
+        try:
+            self.setCurrentIndex(rows[0] if len(rows) == 1 else 0)
+        finally:
+            self._quiet = False
+
+    def summary(self) -> str:
+        rows = [i for i in range(1, self._model.rowCount()) if self._model.item(i).checkState() == _CHECKED]
+        if not rows:
+            return self.any_text
+        if len(rows) == 1:
+            return self._model.item(rows[0]).text()
+        return f"{len(rows)} of {self._model.rowCount() - 1}"
+
+    def paintEvent(self, _event) -> None:
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        option.currentText = self.summary()
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
