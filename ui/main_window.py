@@ -279,6 +279,7 @@ class MainWindow(QMainWindow):
     def load_scores(self) -> None:
         """Fill the Score column with the selected run's scores in the filter bar's mode."""
         run_id, mode = self.current_run_id(), self.filters.mode()
+        self.model.set_score_run(run_id, mode)
         if run_id is None:
             self.runner.cancel("scores")
             self.model.set_scores(None)

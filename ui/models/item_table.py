@@ -80,6 +80,7 @@ class ItemTableModel(QAbstractTableModel):
         self._viewer: tuple[str | None, bool] = (None, False)
         self._scores: dict[int, float | None] | None = None
         self._score_mode = "faithful"  # the scoring mode of ``_scores`` (cell tool tips say it)
+        self._score_run: int | None = None  # the run the Score column shows (and sorts by)
         self.pages_fetched = 0  # how many page queries ran (the tests read it)
         self._last: tuple[int, list[ItemRow]] | None = None  # the page of the previous lookup
 
@@ -126,6 +127,12 @@ class ItemTableModel(QAbstractTableModel):
         until an item reaches adjudication (blind review); an adjudicator sees all."""
         self._viewer = (name, sees_all)
         self.refresh()
+
+    def set_score_run(self, run_id: int | None, mode: str) -> None:
+        """The run (and scoring mode) the Score column shows and its header sorts by;
+        the scores themselves arrive later through ``set_scores``."""
+        self._score_run = run_id
+        self._score_mode = mode
 
     def set_scores(self, scores: dict[int, float | None] | None, mode: str | None = None) -> None:
         """Scores of the selected run by item id (None: no run selected), given in
@@ -266,12 +273,15 @@ class ItemTableModel(QAbstractTableModel):
         descending = order == Qt.SortOrder.DescendingOrder
         if self._query.sort == key and self._query.descending == descending:
             return
-        self.set_query(replace(self._query, sort=key, descending=descending))
+        query = replace(self._query, sort=key, descending=descending)
+        if key == RUN_SORT:
+            query = replace(query, score_run_id=self._score_run, score_mode=self._score_mode)
+        self.set_query(query)
 
     def can_sort(self, key: str | None) -> bool:
         """Whether the current query can be sorted by ``key`` (the score needs a run)."""
         if key == RUN_SORT:
-            return self._query is not None and self._query.score_run_id is not None
+            return self._score_run is not None
         return key in SORTABLE or key == REVIEW_SORT
 
     def flags(self, index):
