@@ -90,8 +90,9 @@ def test_review_state_filter_shows_items_at_that_stage(qtbot, win, sample_store)
     for label, state in (("In review", "in_review"), ("Settled", "settled"), ("Disagreement", "disagreement")):
         box.setCurrentText(label)
         assert _shown_ids(win) == [sample_store.annotated[state]], label
-        qtbot.waitUntil(lambda: win.item_view.bundle is not None
-                        and win.item_view.bundle.detail.id == sample_store.annotated[state], timeout=5000)
+        wanted = sample_store.annotated[state]
+        qtbot.waitUntil(lambda wanted=wanted: win.item_view.bundle is not None
+                        and win.item_view.bundle.detail.id == wanted, timeout=5000)
     box.setCurrentText("Not annotated")
     assert win.model.rowCount() == 29 and not set(_shown_ids(win)) & set(sample_store.annotated.values())
     assert "29 of 32 items" in win.count_label.text()
@@ -164,7 +165,7 @@ def test_categories_can_be_ticked_together(qtbot, win):
 
 
 def test_saved_filters_restore_every_new_field(qtbot, win, sample_store, settings):
-    _ds, careful = _open(qtbot, win, SELECTION, "careful-nlt")
+    _open(qtbot, win, SELECTION, "careful-nlt")
     f = win.filters
     f.category.set_checked(["customer_service", "mental_health"])
     f.review.setCurrentText("Not annotated")
@@ -230,7 +231,7 @@ def test_ctrl_j_and_ctrl_k_walk_the_failing_items_of_the_selected_run(qtbot, win
 
 
 def test_next_failing_follows_the_table_order_and_needs_a_run(qtbot, win, sample_store):
-    _ds, hasty = _open(qtbot, win, SELECTION, "hasty-nlt")
+    _open(qtbot, win, SELECTION, "hasty-nlt")
     win.table.sortByColumn(COL["Score"], Qt.SortOrder.DescendingOrder)  # the header click
     assert win.model.query().sort == "score" and win.model.query().descending
     cells = _score_cells(win)
