@@ -20,6 +20,10 @@ from ui import theme
 from ui.callchain import CallAlignment
 
 BOX_W, LINE_H, PAD, COL_GAP, ROW_GAP = 250, 18, 8, 90, 26
+# Fitting the graph to the view: a small graph is enlarged (up to MAX_FIT, where a
+# one-call graph's text is large but still reads as a diagram), a big one shrunk
+# only down to MIN_FIT (below that the text is unreadable: scroll instead).
+MIN_FIT, MAX_FIT = 0.6, 1.8
 
 
 def _short(value, limit=26) -> str:
@@ -38,6 +42,7 @@ class CallGraphView(QGraphicsView):
         self.edge_items = []
         self.marked_edges = 0
         self._zoomed = False  # once the user zooms, stop fitting the graph to the view
+        self.setToolTip("Ctrl+wheel zooms; double-click fits the graph to the view again")
 
     def wheelEvent(self, event) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
@@ -130,16 +135,35 @@ class CallGraphView(QGraphicsView):
         self._zoomed = False
         self._fit()
 
+    def fit_scale(self) -> float:
+        """The zoom that fits the whole graph in the view, kept within MIN_FIT..MAX_FIT."""
+        rect, view = self.sceneRect(), self.viewport().rect()
+        if rect.isEmpty() or view.isEmpty():
+            return 1.0
+        return max(MIN_FIT, min(MAX_FIT, view.width() / rect.width(), view.height() / rect.height()))
+
     def _fit(self) -> None:
-        """Shrink a graph larger than the view to fit it (never enlarge past 100%)."""
+        """Scale the graph to fill the view (unless the user zoomed) and centre it."""
         if self._zoomed:
             return
         self.resetTransform()
-        rect, view = self.sceneRect(), self.viewport().rect()
-        if rect.width() > view.width() or rect.height() > view.height():
-            self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        self.centerOn(rect.center())
+        scale = self.fit_scale()
+        self.scale(scale, scale)
+        self.centerOn(self.sceneRect().center())
+
+    def fit(self) -> None:
+        """Fit the graph to the view again, after the user zoomed."""
+        self._zoomed = False
+        self._fit()
+
+    def mouseDoubleClickEvent(self, event) -> None:
+        self.fit()
+        super().mouseDoubleClickEvent(event)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._fit()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._fit()  # a graph drawn while its tab was hidden was fitted to a stale size
