@@ -319,6 +319,9 @@ def main() -> int:
     from ui.jobs import JobRunner
 
     theme.apply(app, "light")
+    from ui.threadpolicy import favour_gui_thread
+
+    favour_gui_thread()  # as the main window does
     doc = make_document()
     text = json.dumps(doc)
     fig("document_size", len(text) / 1e6, "MB")

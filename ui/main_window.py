@@ -38,6 +38,7 @@ from ui.jobs import JobRunner
 from ui.models.item_table import COL, ItemTableModel
 from ui.review.dock import install as install_review
 from ui.runs.dock import install as install_runs
+from ui.threadpolicy import favour_gui_thread
 from ui.views.filter_bar import FilterBar
 from ui.views.item_view import ItemView
 
@@ -63,6 +64,7 @@ def _failing_row(ctx, store, query, run_id, mode, current_row, forward):
 class MainWindow(QMainWindow):
     def __init__(self, store, settings: QSettings | None = None, runner: JobRunner | None = None):
         super().__init__()
+        favour_gui_thread()  # jobs hand the GIL back to the GUI thread within 1 ms
         self.store = store
         self.settings = settings or QSettings("reviewer", "reviewer")
         self.runner = runner or JobRunner(parent=self)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -30,6 +30,10 @@ from ui.disposal import dispose
 from ui.widgets.line_view import LineView
 
 MAX_LISTED = 5000  # a change list longer than this is cut (the panes still show every change)
+# A replaced diff is taken apart on a worker (ui.disposal) this long after the new one
+# arrived: started at once, that pure-Python job competes for the GIL with the first
+# paints of the new diff and made them 5-10 times slower (bench/viewer_bench.py).
+RETIRE_AFTER_MS = 300
 
 
 class DiffView(QWidget):
@@ -45,6 +49,9 @@ class DiffView(QWidget):
         self.result: DiffResult | None = None
         self._rows: list[int | None] | None = None  # view row -> aligned row in "differences only"
         self._current = -1
+        self._retired: list[DiffResult] = []  # replaced results waiting for RETIRE_AFTER_MS
+        self._retire_timer = QTimer(self, singleShot=True, interval=RETIRE_AFTER_MS)
+        self._retire_timer.timeout.connect(self._dispose_retired)
 
         self.title_left = QLabel("Gold")
         self.title_right = QLabel("Output")
@@ -129,7 +136,10 @@ class DiffView(QWidget):
         self.summary.setText(message)
 
     def set_result(self, result: DiffResult) -> None:
-        old, self.result = self.result, result
+        if self.result is not None:
+            self._retired.append(self.result)
+            self._retire_timer.start()
+        self.result = result
         self._current = -1
         self.path.setText("")
         counts = count_by_kind(result.changes)
@@ -147,9 +157,11 @@ class DiffView(QWidget):
             QListWidgetItem(f"… {len(result.changes) - MAX_LISTED} more (see the panes)", self.changes)
         self.changes.blockSignals(False)
         self._show_docs()
-        dispose(self.runner, old)  # a big diff freed at once would stall the GUI
-        del old
         self.ready.emit()
+
+    def _dispose_retired(self) -> None:
+        retired, self._retired = self._retired, []
+        dispose(self.runner, retired)  # a big diff freed at once would stall the GUI
 
     # -- navigation ---------------------------------------------------------------
 
