@@ -41,11 +41,9 @@ class DiffResult:
     def differences_only(self, context: int = 3) -> tuple[LineDocument, LineDocument, list[int | None]]:
         """Both sides with long equal runs folded into "… N equal lines" rows,
         plus the aligned row shown at each view row (None for a fold)."""
-        rows: list[int | None] = []
-        for entry in self.aligned.differences_only(context):
-            rows.append(None if isinstance(entry, CollapsedRun) else entry)
-        folds = [e for e in self.aligned.differences_only(context) if isinstance(e, CollapsedRun)]
-        fold_labels = iter(f.label for f in folds)
+        entries = self.aligned.differences_only(context)  # walks every aligned row: once
+        rows: list[int | None] = [None if isinstance(e, CollapsedRun) else e for e in entries]
+        fold_labels = iter([e.label for e in entries if isinstance(e, CollapsedRun)])
         return _subset(self.left, rows, fold_labels), _subset(self.right, rows, None), rows
 
 
