@@ -54,12 +54,17 @@ SAMPLES: tuple[Sample, ...] = (
 )
 
 
-def ensure_samples(store, ctx: JobContext | None = None, data_dir: Path = DATA_DIR) -> list[str]:
-    """Import every bundled sample that is not in ``store`` yet; return the names imported.
+def ensure_samples(
+    store, ctx: JobContext | None = None, data_dir: Path = DATA_DIR, score: bool = False
+) -> list[str]:
+    """Import every bundled sample into an empty ``store`` and, with ``score``, score
+    its runs (faithful mode) so that a first start shows scores; return the names imported.
 
     A store that already holds any dataset is left alone: the samples are for a
     first start, not something to push into a team's database.
     """
+    from reviewer.scoring.job import score_run
+
     ctx = ctx or silent()
     if store.datasets():
         return []
@@ -67,6 +72,8 @@ def ensure_samples(store, ctx: JobContext | None = None, data_dir: Path = DATA_D
     for sample in SAMPLES:
         store.import_dataset(data_dir / sample.path, format=sample.format, name=sample.name, ctx=ctx)
         for run_name, path, fmt in sample.runs:
-            store.import_run(sample.name, data_dir / path, format=fmt, name=run_name, ctx=ctx)
+            summary = store.import_run(sample.name, data_dir / path, format=fmt, name=run_name, ctx=ctx)
+            if score:
+                score_run(store, summary.run_id, "faithful", ctx)
         imported.append(sample.name)
     return imported

@@ -27,3 +27,10 @@ def test_samples_are_not_pushed_into_a_database_in_use(store, tmp_path):
     import_dataset(store.engine, R.dataset([R.item(0)]), silent())
     assert ensure_samples(store) == []
     assert [d.name for d in store.datasets()] == ["demo"]
+
+
+def test_a_first_start_can_score_the_sample_runs(store):
+    ensure_samples(store, score=True)
+    for d in store.datasets():
+        for run in store.runs(d.name):
+            assert store.run_scores(run.id), f"{d.name}/{run.name} has no scores"

@@ -17,12 +17,10 @@ from ui import gcpolicy, theme
 
 
 def ensure_samples(store) -> None:
-    """Import the bundled sample datasets (idempotent), when that code is present."""
-    try:
-        from reviewer.samples import ensure_samples as _ensure
-    except ImportError:  # not in this build
-        return
-    _ensure(store)
+    """On a first start, import the bundled sample datasets and score their runs."""
+    from reviewer.samples import ensure_samples as _ensure
+
+    _ensure(store, score=True)
 
 
 def main(db: str | None = None, argv: list[str] | None = None) -> int:
