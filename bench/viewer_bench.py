@@ -249,6 +249,12 @@ def bench_diff(app, runner, doc: dict, repeat: int) -> None:
         view.next_change()
         view.left.viewport().repaint()
     fig("diff_next_change", (time.perf_counter() - t0) * 1000 / max(1, len(view.result.changes)), "ms")
+    # The replaced diffs are taken apart on a worker a moment later (seconds of Python):
+    # let that finish, or it would compete with the next section's measurements.
+    from ui.views.diff_view import RETIRE_AFTER_MS
+
+    settle(app, RETIRE_AFTER_MS / 1000 + 0.1)
+    spin_until(app, lambda: runner.active == 0, timeout=60)
 
 
 def bench_table(app) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -225,5 +225,10 @@ class DiffView(QWidget):
             left, right, self._rows = self.result.left, self.result.right, None
         self.left.set_document(left)
         self.right.set_document(right)
+        for pane in (self.left, self.right):
+            # A scroll area shows or hides its scroll bars in a queued call; run it now, so
+            # the new document is painted once, at its final size, instead of a second full
+            # paint landing on whatever comes next (it doubled the stall of the next diff).
+            QCoreApplication.sendPostedEvents(pane)
         if self._current >= 0:
             self.go_to_change(self._current)
