@@ -87,6 +87,13 @@ class CheckCombo(QComboBox):
                 return True
         return super().eventFilter(obj, event)
 
+    def showPopup(self) -> None:
+        # The list is as wide as the box by default, which elides "AGGREGATION  (2)".
+        fm = self.view().fontMetrics()
+        widest = max((fm.horizontalAdvance(self.itemText(i)) for i in range(self.count())), default=0)
+        self.view().setMinimumWidth(widest + 4 * fm.height())  # room for the check box and margins
+        super().showPopup()
+
     def _on_index(self, index: int) -> None:
         if not self._quiet:  # a programmatic single choice
             self.set_checked([] if index <= 0 else [self.itemData(index)])
