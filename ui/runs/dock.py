@@ -70,11 +70,10 @@ def _on_annotation(panel: RunsPanel, view) -> None:
 
 
 def _refresh_score_column(window, run_ids: list[int]) -> None:
-    """Reload the item table's Score column when it shows one of these runs."""
+    """Reload the item table's Score column (in the filter bar's mode) when it shows one of these runs."""
     run_id = window.current_run_id()
     if run_id is not None and run_id in run_ids:
-        window.runner.start("scores", lambda ctx: window.store.run_scores(run_id),
-                            on_result=window.model.set_scores, on_error=window._job_error)
+        window.load_scores()
 
 
 def _refresh_runs(window) -> None:
