@@ -40,15 +40,22 @@ def runner(qtbot):
     r.shutdown(5000)
 
 
-@pytest.fixture
-def window(qtbot, demo_store, settings):
+def shown_main_window(qtbot, store, settings, size=(1400, 850)):
+    """A MainWindow on ``store``, shown and holding its dataset list; the caller
+    yields it and then calls ``w.runner.shutdown(5000)``."""
     from ui.main_window import MainWindow
 
-    w = MainWindow(demo_store, settings)
+    w = MainWindow(store, settings)
     qtbot.addWidget(w)
-    w.resize(1400, 850)
+    w.resize(*size)
     w.show()
     qtbot.waitUntil(lambda: bool(w.datasets), timeout=5000)
+    return w
+
+
+@pytest.fixture
+def window(qtbot, demo_store, settings):
+    w = shown_main_window(qtbot, demo_store, settings)
     yield w
     w.runner.shutdown(5000)
 

@@ -13,6 +13,7 @@ from reviewer.review.rubric import Draft
 from reviewer.samples import ensure_samples
 from reviewer.scoring.job import score_run
 from reviewer.store import ItemQuery
+from tests.ui.conftest import shown_main_window
 from ui.models.item_table import COL
 
 SELECTION = "sample-tool-selection"  # 32 items, runs careful-nlt (3 fail) and hasty-nlt (10 fail)
@@ -46,13 +47,7 @@ def sample_store(tmp_path):
 
 @pytest.fixture
 def win(qtbot, sample_store, settings):
-    from ui.main_window import MainWindow
-
-    w = MainWindow(sample_store, settings)
-    qtbot.addWidget(w)
-    w.resize(1400, 850)
-    w.show()
-    qtbot.waitUntil(lambda: bool(w.datasets), timeout=5000)
+    w = shown_main_window(qtbot, sample_store, settings)
     yield w
     w.runner.shutdown(5000)
 

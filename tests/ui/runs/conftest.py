@@ -23,13 +23,9 @@ def samples_store(tmp_path):
 
 @pytest.fixture
 def runs_window(qtbot, samples_store, settings):
-    from ui.main_window import MainWindow
+    from tests.ui.conftest import shown_main_window
 
-    w = MainWindow(samples_store, settings)
-    qtbot.addWidget(w)
-    w.resize(1500, 900)
-    w.show()
-    qtbot.waitUntil(lambda: bool(w.datasets), timeout=5000)
+    w = shown_main_window(qtbot, samples_store, settings, size=(1500, 900))
     yield w
     w.runner.shutdown(5000)
 
