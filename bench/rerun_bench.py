@@ -99,8 +99,8 @@ def measure_gui_stall(base_url: str, replications: int = 7, concurrency: int = 1
 
     from reviewer.samples import ensure_samples
     from reviewer.store import Store
-    from ui.main_window import MainWindow
-    from ui.runs.rerun_dialog import RerunRequest
+    from reviewer_ui.main_window import MainWindow
+    from reviewer_ui.runs.rerun_dialog import RerunRequest
 
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory() as tmp:

@@ -113,8 +113,8 @@ def fig(name: str, value: float, unit: str, budget: float | None = None) -> None
 
 
 def bench_open(app, runner, text: str, repeat: int) -> None:
-    from ui.textdoc import prepare_json_text
-    from ui.widgets.line_view import LineView
+    from reviewer_ui.textdoc import prepare_json_text
+    from reviewer_ui.widgets.line_view import LineView
 
     view = LineView()
     view.resize(900, 700)
@@ -158,8 +158,8 @@ def bench_item(app, text: str, doc: dict, repeat: int) -> None:
     from reviewer.jobs import silent
     from reviewer.store import Store
     from reviewer.store.importing import import_dataset
-    from ui.jobs import JobRunner
-    from ui.views.item_view import ItemView
+    from reviewer_ui.jobs import JobRunner
+    from reviewer_ui.views.item_view import ItemView
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(str(Path(tmp) / "bench.sqlite3"))
@@ -216,7 +216,7 @@ def bench_item(app, text: str, doc: dict, repeat: int) -> None:
 
 
 def bench_diff(app, runner, doc: dict, repeat: int) -> None:
-    from ui.views.diff_view import DiffView
+    from reviewer_ui.views.diff_view import DiffView
 
     other = copy.deepcopy(doc)
     for i in range(0, len(other["records"]), 150):  # 20 scattered edits
@@ -251,7 +251,7 @@ def bench_diff(app, runner, doc: dict, repeat: int) -> None:
     fig("diff_next_change", (time.perf_counter() - t0) * 1000 / max(1, len(view.result.changes)), "ms")
     # The replaced diffs are taken apart on a worker a moment later (seconds of Python):
     # let that finish, or it would compete with the next section's measurements.
-    from ui.views.diff_view import RETIRE_AFTER_MS
+    from reviewer_ui.views.diff_view import RETIRE_AFTER_MS
 
     settle(app, RETIRE_AFTER_MS / 1000 + 0.1)
     spin_until(app, lambda: runner.active == 0, timeout=60)
@@ -266,7 +266,7 @@ def bench_table(app) -> None:
     from reviewer.store import Store
     from reviewer.store.importing import import_dataset
     from reviewer.store.queries import ItemQuery
-    from ui.models.item_table import COL, ItemTableModel
+    from reviewer_ui.models.item_table import COL, ItemTableModel
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(str(Path(tmp) / "table.sqlite3"))
@@ -274,7 +274,7 @@ def bench_table(app) -> None:
                             category=("EXTRACTIVE", "FILTERING", "AGGREGATION")[i % 3], depth=i % 5)
                  for i in range(100_000))
         ds = import_dataset(store.engine, ParsedDataset(DatasetRecord("t", "t", "tool_qa", "t"), items), silent())
-        from ui.jobs import JobRunner
+        from reviewer_ui.jobs import JobRunner
 
         runner = JobRunner(QThreadPool())
         model = ItemTableModel(store, runner=runner)
@@ -321,17 +321,17 @@ def bench_table(app) -> None:
 def main() -> int:
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 5
     app = QApplication.instance() or QApplication([])
-    from ui import theme
-    from ui.jobs import JobRunner
+    from reviewer_ui import theme
+    from reviewer_ui.jobs import JobRunner
 
     theme.apply(app, "light")
-    from ui.threadpolicy import favour_gui_thread
+    from reviewer_ui.threadpolicy import favour_gui_thread
 
     favour_gui_thread()  # as the main window does
     doc = make_document()
     text = json.dumps(doc)
     fig("document_size", len(text) / 1e6, "MB")
-    from ui import parsepool
+    from reviewer_ui import parsepool
 
     parsepool.run(len, "")  # start the helper process, as the app does at start-up
     runner = JobRunner(QThreadPool())

@@ -270,7 +270,7 @@ def cmd_formats(args) -> int:
 
 
 def cmd_gui(args) -> int:
-    from ui.app import main as gui_main  # the only place the CLI reaches into Qt
+    from reviewer_ui.app import main as gui_main  # the only place the CLI reaches into Qt
 
     return gui_main(db=args.db)
 

@@ -13,7 +13,7 @@ import pytest
 def demo_store(tmp_path):
     """A SQLite store holding ui.demo's dataset of every kind (each with two runs)."""
     from reviewer.store import Store
-    from ui.demo import build_demo_store
+    from tools.demo import build_demo_store
 
     store = Store(str(tmp_path / "ui.sqlite3"))
     store.demo_ids = build_demo_store(store)
@@ -32,7 +32,7 @@ def settings(tmp_path):
 def runner(qtbot):
     from PySide6.QtCore import QThreadPool
 
-    from ui.jobs import JobRunner
+    from reviewer_ui.jobs import JobRunner
 
     pool = QThreadPool()
     r = JobRunner(pool)
@@ -43,7 +43,7 @@ def runner(qtbot):
 def shown_main_window(qtbot, store, settings, size=(1400, 850)):
     """A MainWindow on ``store``, shown and holding its dataset list; the caller
     yields it and then calls ``w.runner.shutdown(5000)``."""
-    from ui.main_window import MainWindow
+    from reviewer_ui.main_window import MainWindow
 
     w = MainWindow(store, settings)
     qtbot.addWidget(w)

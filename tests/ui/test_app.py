@@ -1,4 +1,4 @@
-"""ui.app.main: opens the store, imports the samples on a first start, shows the
+"""reviewer_ui.app.main: opens the store, imports the samples on a first start, shows the
 main window and returns the event loop's exit code."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from PySide6.QtCore import QStandardPaths, QTimer
 from PySide6.QtWidgets import QApplication
 
 from reviewer.store import Store
-from ui.app import main
-from ui.main_window import MainWindow
+from reviewer_ui.app import main
+from reviewer_ui.main_window import MainWindow
 
 
 def test_main_shows_the_window_with_the_store_datasets(qtbot, tmp_path, monkeypatch):

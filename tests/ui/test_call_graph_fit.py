@@ -8,8 +8,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication
 
-from ui.callchain import align_calls
-from ui.widgets.call_graph import MAX_FIT, MIN_FIT, CallGraphView
+from reviewer_ui.callchain import align_calls
+from reviewer_ui.widgets.call_graph import MAX_FIT, MIN_FIT, CallGraphView
 
 WEATHER = [{"api_name": "get_weather", "parameters": {"city": "Lisbon", "unit": "celsius"}}]
 CHAIN = [  # three calls, each consuming the previous one's response: three columns

@@ -9,9 +9,9 @@ import threading
 import weakref
 
 from tests.ui.test_diff_view import LEFT, RIGHT
-from ui.diffdoc import build_diff
-from ui.disposal import _shred
-from ui.views.diff_view import RETIRE_AFTER_MS, DiffView
+from reviewer_ui.diffdoc import build_diff
+from reviewer_ui.disposal import _shred
+from reviewer_ui.views.diff_view import RETIRE_AFTER_MS, DiffView
 
 
 class Holder:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from ui.views.diff_view import DiffView
+from reviewer_ui.views.diff_view import DiffView
 
 LEFT = {
     "name": "Amelia",

@@ -14,7 +14,7 @@ from reviewer.samples import ensure_samples
 from reviewer.scoring.job import score_run
 from reviewer.store import ItemQuery
 from tests.ui.conftest import shown_main_window
-from ui.models.item_table import COL
+from reviewer_ui.models.item_table import COL
 
 SELECTION = "sample-tool-selection"  # 32 items, runs careful-nlt (3 fail) and hasty-nlt (10 fail)
 
@@ -178,7 +178,7 @@ def test_saved_filters_restore_every_new_field(qtbot, win, sample_store, setting
     assert f.state() == saved and _shown_ids(win) == rows
     assert win.model.query().score_mode == "fixed" and win.model.query().review == "unannotated"
     # A restarted app reads them back from the settings file.
-    from ui.views.filter_bar import FilterBar
+    from reviewer_ui.views.filter_bar import FilterBar
 
     settings.sync()
     again = FilterBar(settings)

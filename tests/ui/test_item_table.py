@@ -13,7 +13,7 @@ from reviewer.store.importing import import_dataset, import_run
 from reviewer.store.models import Annotation, Output, Score
 from reviewer.store.queries import ItemQuery
 from tests.store import records
-from ui.models.item_table import COL, ItemTableModel
+from reviewer_ui.models.item_table import COL, ItemTableModel
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from tests.ui.conftest import open_dataset
-from ui.views.kinds import (
+from reviewer_ui.views.kinds import (
     CallChainLayout,
     ExtractionLayout,
     FunctionCallLayout,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from tests.ui.conftest import open_dataset
-from ui import theme
-from ui.main_window import MainWindow
+from reviewer_ui import theme
+from reviewer_ui.main_window import MainWindow
 
 
 def _shown_id(window):

@@ -8,9 +8,9 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QAbstractItemModelTester
 
-from ui.models.json_tree import JsonTreeModel
-from ui.textdoc import LineDocument, json_tokens, prepare_json_text, python_tokens
-from ui.widgets.line_view import LineView
+from reviewer_ui.models.json_tree import JsonTreeModel
+from reviewer_ui.textdoc import LineDocument, json_tokens, prepare_json_text, python_tokens
+from reviewer_ui.widgets.line_view import LineView
 
 
 def test_json_tokens_tell_keys_from_values():
@@ -141,7 +141,7 @@ def test_find_moves_through_matches_and_wraps(qtbot):
 
 
 def test_find_in_a_big_block_indexed_document(qtbot):
-    from ui.textdoc import big_document
+    from reviewer_ui.textdoc import big_document
 
     text = json.dumps({"rows": [{"id": i, "tag": f"t{i}"} for i in range(20000)]}, indent=2)
     view = LineView()

@@ -63,8 +63,8 @@ def make_panel(qtbot, store):
     """make_panel(dataset_name or None for all datasets) -> a shown AgreementPanel with its first result."""
     from PySide6.QtCore import QThreadPool
 
-    from ui.agreement.panel import SCOPE_ALL, AgreementPanel
-    from ui.jobs import JobRunner
+    from reviewer_ui.agreement.panel import SCOPE_ALL, AgreementPanel
+    from reviewer_ui.jobs import JobRunner
 
     runners = []
 

@@ -50,7 +50,7 @@ def dataset(sqlite_store):
 def make_session(store, tmp_path, name: str, role: str = "annotator"):
     from PySide6.QtCore import QSettings
 
-    from ui.review.session import ReviewSession
+    from reviewer_ui.review.session import ReviewSession
 
     annotate.set_role(store, name, role)
     settings = QSettings(str(tmp_path / f"settings-{name}.ini"), QSettings.Format.IniFormat)

@@ -9,7 +9,7 @@ import pytest
 from reviewer.review import resolution
 from reviewer.review.annotate import save_annotation, snapshot
 from reviewer.review.rubric import Draft
-from ui.review.adjudication_view import AdjudicationPanel
+from reviewer_ui.review.adjudication_view import AdjudicationPanel
 
 OK = {"schema_conformance": True, "content_faithfulness": True, "cross_field_consistency": True}
 

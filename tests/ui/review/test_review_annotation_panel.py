@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from reviewer.review import annotate
 from reviewer.review.annotate import save_annotation, snapshot
 from reviewer.review.rubric import Draft
-from ui.review.annotation_panel import AnnotationPanel
+from reviewer_ui.review.annotation_panel import AnnotationPanel
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 
 from reviewer.review.rubric import MANY_FIX_OPERATIONS
 from tests.ui.review.conftest import SCHEMA
-from ui.review.fix_editor import FixEditor
+from reviewer_ui.review.fix_editor import FixEditor
 
 GOLD = {"name": "Ada", "year": 1843, "authors": ["Ada"]}
 

@@ -11,10 +11,10 @@ from PySide6.QtCore import QSettings, Qt
 from reviewer.review import resolution
 from reviewer.review.annotate import save_annotation
 from reviewer.review.rubric import Draft
-from ui.review.queue_panel import QueuePanel
-from ui.review.release_panel import ReleasePanel
-from ui.review.session import SETTINGS_KEY, ReviewSession
-from ui.review.workspace import ReviewWorkspace
+from reviewer_ui.review.queue_panel import QueuePanel
+from reviewer_ui.review.release_panel import ReleasePanel
+from reviewer_ui.review.session import SETTINGS_KEY, ReviewSession
+from reviewer_ui.review.workspace import ReviewWorkspace
 
 OK = {"schema_conformance": True, "content_faithfulness": True, "cross_field_consistency": True}
 
@@ -149,7 +149,7 @@ def test_export_gold_in_the_source_format_keeps_only_gold_with_the_fix(qtbot, sq
 
 
 def test_identity_dialog_switches_name_and_role(qtbot, sqlite_store, alice):
-    from ui.review.identity_dialog import IdentityDialog
+    from reviewer_ui.review.identity_dialog import IdentityDialog
 
     dialog = IdentityDialog(alice)
     qtbot.addWidget(dialog)

@@ -13,8 +13,8 @@ from reviewer.review import annotate, resolution
 from reviewer.store.models import Run
 from reviewer.testing.openai_server import OpenAIServer, Reply
 from tests.ui.runs.conftest import open_dataset
-from ui.models.item_table import COL
-from ui.runs.compare import DIFF_COL
+from reviewer_ui.models.item_table import COL
+from reviewer_ui.runs.compare import DIFF_COL
 
 TOOLSEL = "sample-tool-selection"
 run_t = Run.__table__

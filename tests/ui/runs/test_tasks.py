@@ -7,7 +7,7 @@ from reviewer.rerun.config import RunConfig
 from reviewer.scoring.job import score_run
 from reviewer.store.queries import ItemQuery
 from reviewer.testing.openai_server import OpenAIServer, Reply
-from ui.runs import tasks
+from reviewer_ui.runs import tasks
 
 TOOLSEL = "sample-tool-selection"
 

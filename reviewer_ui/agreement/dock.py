@@ -1,0 +1,73 @@
+"""Hosting the agreement panel in the main window: ``install(window)``.
+
+Adds an "Agreement" dock (hidden until asked for, tabbed with the review dock
+when there is one) and a Review ▸ Agreement… action (View ▸ when there is no
+Review menu). The panel recomputes after annotation saves and adjudications
+(debounced) and when the current dataset changes; a clicked disagreement
+selects its item in the table. The main window only calls ``install``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QMenu
+
+from reviewer_ui.agreement.panel import AgreementPanel
+
+SHORTCUT = "Ctrl+Shift+G"
+
+
+def install(window) -> AgreementPanel:
+    """Add the agreement dock and its menu action to ``window`` (a ui.main_window.MainWindow)."""
+    panel = AgreementPanel(window.store, window.runner, window.current_dataset, window)
+    dock = QDockWidget("Agreement", window)
+    dock.setObjectName("agreementDock")
+    dock.setWidget(panel)
+    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    dock.hide()  # the report costs a computation: only once asked for
+
+    window.dataset_box.currentIndexChanged.connect(panel.on_dataset_changed)
+    review = getattr(window, "review", None)
+    if review is not None:
+        review.annotation.saved.connect(panel.schedule_refresh)
+        review.adjudication.settled.connect(panel.schedule_refresh)
+    panel.navigate.connect(lambda item_id: _show_item(window, item_id))
+
+    action = QAction("Agreement…", window)
+    action.setShortcut(QKeySequence(SHORTCUT))
+    action.setToolTip("Agreement statistics and the curation report")
+    action.triggered.connect(lambda: open_dock(dock))
+    menu = _menu(window, "&Review") or _menu(window, "&View") or window.menuBar().addMenu("&Review")
+    menu.addAction(action)
+    window.addAction(action)
+    window.agreement = panel
+    window.agreement_dock = dock
+    window.agreement_action = action
+    return panel
+
+
+def open_dock(dock: QDockWidget) -> None:
+    """Show the dock (tall enough to read) and bring it to the front."""
+    dock.show()
+    dock.raise_()
+    window = dock.parentWidget()
+    if not dock.isFloating() and window is not None:
+        window.resizeDocks([dock], [max(420, window.height() // 2)], Qt.Orientation.Vertical)
+
+
+def _menu(window, title: str) -> QMenu | None:
+    for action in window.menuBar().actions():
+        if action.menu() is not None and action.text() == title:
+            return action.menu()
+    return None
+
+
+def _show_item(window, item_id: int) -> None:
+    # The review dock knows how to find an item in the table; without it, show the item directly.
+    try:
+        from reviewer_ui.review.dock import show_item
+    except ImportError:
+        window.item_view.show_item(item_id)
+        return
+    show_item(window, item_id)

@@ -1,0 +1,452 @@
+"""The main window: dataset and run pickers, the item browser (filters + table)
+and the item view.
+
+Keyboard: J / Ctrl+Down next item, K / Ctrl+Up previous item, Ctrl+J / Ctrl+K
+next / previous item the selected run fails (score below 1), Ctrl+F search,
+F9 show/hide the browser, F10 show/hide the item header, Ctrl+Shift+T light/dark,
+F8 / Shift+F8 next/previous difference (in a diff), "/" or F3 find in a text
+pane (then F3 / Shift+F3).
+Settings (QSettings): geometry, splitter positions, last dataset and run, theme,
+saved filters.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QComboBox,
+    QHeaderView,
+    QLabel,
+    QMainWindow,
+    QProgressBar,
+    QSplitter,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from reviewer.store import browse
+from reviewer.store.navigation import failing_row
+from reviewer.store.queries import ItemQuery
+from reviewer_ui import theme
+from reviewer_ui.agreement.dock import install as install_agreement
+from reviewer_ui.jobs import JobRunner
+from reviewer_ui.models.item_table import COL, ItemTableModel
+from reviewer_ui.review.dock import install as install_review
+from reviewer_ui.runs.dock import install as install_runs
+from reviewer_ui.threadpolicy import favour_gui_thread
+from reviewer_ui.views.filter_bar import FilterBar
+from reviewer_ui.views.item_view import ItemView
+
+
+def _datasets(ctx, store):
+    return store.datasets()
+
+
+def _dataset_state(ctx, store, dataset_id):
+    """Runs and filter choices of a dataset (one job, off the GUI thread)."""
+    ds = store.dataset(dataset_id)
+    return store.runs(ds.id), browse.facets(store, ds.id)
+
+
+def _scores(ctx, store, run_id, mode):
+    return store.run_scores(run_id, mode=mode)
+
+
+def _failing_row(ctx, store, query, run_id, mode, current_row, forward):
+    return query, failing_row(store, query, run_id, mode, current_row, forward)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, store, settings: QSettings | None = None, runner: JobRunner | None = None):
+        super().__init__()
+        favour_gui_thread()  # jobs hand the GIL back to the GUI thread within 1 ms
+        self.store = store
+        self.settings = settings or QSettings("reviewer", "reviewer")
+        self.runner = runner or JobRunner(parent=self)
+        self.datasets = []
+        self.runs = []
+        self.setWindowTitle("reviewer")
+
+        # -- toolbar: dataset and run -----------------------------------------------
+        self.dataset_box = QComboBox()
+        self.dataset_box.setMinimumContentsLength(24)
+        self.dataset_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.run_box = QComboBox()
+        self.run_box.setMinimumContentsLength(24)
+        self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.dataset_box.currentIndexChanged.connect(self._on_dataset)
+        self.run_box.currentIndexChanged.connect(self._on_run)
+        bar = self.toolbar = self.addToolBar("Data")
+        bar.setObjectName("dataToolbar")
+        bar.setMovable(False)
+        bar.addWidget(QLabel(" Dataset "))
+        bar.addWidget(self.dataset_box)
+        bar.addWidget(QLabel("  Run "))
+        bar.addWidget(self.run_box)
+        spacer = QWidget()
+        spacer.setSizePolicy(spacer.sizePolicy().Policy.Expanding, spacer.sizePolicy().Policy.Preferred)
+        bar.addWidget(spacer)
+
+        # -- browser ----------------------------------------------------------------
+        self.filters = FilterBar(self.settings)
+        self.filters.changed.connect(self.apply_filters)
+        self.filters.score_mode_changed.connect(lambda _mode: self.load_scores())
+        self.model = ItemTableModel(store, runner=self.runner, parent=self)
+        self.model.query_changed.connect(self._on_count)
+        self.model.load_failed.connect(lambda msg: self.statusBar().showMessage(f"database error: {msg}", 8000))
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        vh = self.table.verticalHeader()
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # no per-row size queries on 100k rows
+        vh.setDefaultSectionSize(self.fontMetrics().height() + 8)
+        vh.setVisible(False)
+        hh = self.table.horizontalHeader()
+        hh.setStretchLastSection(True)
+        for name, width in (("ID", 110), ("Kind", 90), ("Category", 100), ("Difficulty", 70), ("Depth", 54),
+                            ("Score", 50), ("Review", 120), ("Gold", 50), ("Domain", 110)):
+            self.table.setColumnWidth(COL[name], width)
+        self.table.selectionModel().currentRowChanged.connect(self._on_row)
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("muted")
+        self.browser = QWidget()
+        col = QVBoxLayout(self.browser)
+        col.setContentsMargins(6, 4, 2, 4)
+        col.addWidget(self.filters)
+        col.addWidget(self.table, 1)
+        col.addWidget(self.count_label)
+
+        # -- item view --------------------------------------------------------------
+        self.item_view = ItemView(store, self.runner)
+        self.item_view.loaded.connect(self._on_item_loaded)
+        self._restored: set[str] = set()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(self.browser)
+        self.splitter.addWidget(self.item_view)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.setCentralWidget(self.splitter)
+
+        # -- status bar: running jobs ------------------------------------------------
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(180)
+        self.progress.setVisible(False)
+        self.cancel_button = QToolButton(text="Cancel")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self.runner.cancel_all)
+        self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.cancel_button)
+        self.runner.started.connect(self._watch_job)
+        self.runner.active_changed.connect(self._on_active)
+
+        self._build_actions()
+        install_review(self)  # the review dock and menu (reviewer_ui/review)
+        install_runs(self)  # the runs dock and menu: scoring, reruns, comparison (reviewer_ui/runs)
+        install_agreement(self)  # the agreement dock, Review ▸ Agreement… (reviewer_ui/agreement)
+        # The Runs panel reloads the Score column after scoring, in faithful mode; reload
+        # it again in the filter bar's mode (same job key: this newer load wins).
+        self.runs_panel.scores_changed.connect(
+            lambda run_ids: self.load_scores() if self.current_run_id() in run_ids else None)
+        self._restore()
+        self.refresh_datasets()
+
+    # -- actions ---------------------------------------------------------------------
+
+    def _action(self, text: str, keys: list[str], slot, checkable: bool = False) -> QAction:
+        action = QAction(text, self)
+        action.setShortcuts([QKeySequence(k) for k in keys])
+        action.setCheckable(checkable)
+        action.triggered.connect(slot)
+        self.addAction(action)
+        return action
+
+    def _build_actions(self) -> None:
+        self.next_action = self._action("Next item", ["J", "Ctrl+Down"], self.next_item)
+        self.prev_action = self._action("Previous item", ["K", "Ctrl+Up"], self.previous_item)
+        self.search_action = self._action("Search", ["Ctrl+F"], self.focus_search)
+        self.browser_action = self._action("Item browser", ["F9"], self.toggle_browser, checkable=True)
+        self.browser_action.setChecked(True)
+        self.header_action = self._action("Item header", ["F10"], self.toggle_header, checkable=True)
+        self.header_action.setChecked(True)
+        self.theme_action = self._action("Dark theme", ["Ctrl+Shift+T"], self.toggle_theme, checkable=True)
+        self.theme_action.setChecked(theme.current() == "dark")
+        self.clear_action = self._action("Clear filters", ["Ctrl+Shift+X"], self.filters.clear)
+        self.next_failing_action = self._action("Next failing item", ["Ctrl+J"], self.next_failing)
+        self.prev_failing_action = self._action("Previous failing item", ["Ctrl+K"], self.previous_failing)
+        menu = self.menuBar().addMenu("&View")
+        for a in (self.browser_action, self.header_action, self.theme_action):
+            menu.addAction(a)
+        go = self.menuBar().addMenu("&Go")
+        for a in (self.next_action, self.prev_action, self.next_failing_action, self.prev_failing_action,
+                  self.search_action, self.clear_action):
+            go.addAction(a)
+        for a in (self.browser_action, self.theme_action):
+            button = QToolButton()
+            button.setDefaultAction(a)
+            button.setObjectName("paneToggle")
+            self.toolbar.addWidget(button)
+
+    # -- datasets and runs -------------------------------------------------------------
+
+    def refresh_datasets(self) -> None:
+        self.runner.start("datasets", _datasets, self.store, on_result=self._set_datasets,
+                          on_error=self._job_error)
+
+    def _set_datasets(self, datasets) -> None:
+        self.datasets = datasets
+        wanted = self.settings.value("dataset", "")
+        self.dataset_box.blockSignals(True)
+        self.dataset_box.clear()
+        for d in datasets:
+            self.dataset_box.addItem(f"{d.name}  ({d.items} items, {d.kind})", d.id)
+        names = [d.name for d in datasets]
+        index = names.index(wanted) if wanted in names else (0 if datasets else -1)
+        self.dataset_box.setCurrentIndex(index)
+        self.dataset_box.blockSignals(False)
+        if not datasets:
+            self.count_label.setText("No datasets yet: import one with `reviewer import`.")
+        self._on_dataset(index)
+
+    def current_dataset(self):
+        i = self.dataset_box.currentIndex()
+        return self.datasets[i] if 0 <= i < len(self.datasets) else None
+
+    def select_dataset(self, name: str) -> None:
+        for i, d in enumerate(self.datasets):
+            if d.name == name:
+                self.dataset_box.setCurrentIndex(i)
+
+    def _on_dataset(self, index: int) -> None:
+        ds = self.current_dataset()
+        self.item_view.show_item(None)
+        if ds is None:
+            self.model.set_query(None)
+            return
+        self.settings.setValue("dataset", ds.name)
+        self._set_query(self.filters.apply(ItemQuery(dataset_id=ds.id)))
+        self.runner.start("dataset", _dataset_state, self.store, ds.id, on_result=self._set_dataset_state,
+                          on_error=self._job_error)
+
+    def _set_dataset_state(self, result) -> None:
+        runs, facets = result
+        self.runs = runs
+        before = self.filters.state()
+        self.filters.set_facets(facets)
+        if self.filters.state() != before:  # a choice this dataset lacks fell back to "Any"
+            self.model.set_query(self.filters.apply(ItemQuery(dataset_id=self.current_dataset().id)))
+        # Columns this dataset leaves empty only take room.
+        for column, values in (("Kind", facets.kinds[1:]), ("Category", facets.categories),
+                               ("Difficulty", facets.difficulties), ("Depth", facets.depths)):
+            self.table.setColumnHidden(COL[column], not values)
+        self.table.setColumnHidden(COL["Score"], not runs)
+        self.filters.set_runs(runs)
+        wanted = self.settings.value("run", "")
+        self.run_box.blockSignals(True)
+        self.run_box.clear()
+        self.run_box.addItem("(no run)", None)
+        for r in runs:
+            errors = f", {r.errors} failed" if r.errors else ""
+            self.run_box.addItem(f"{r.name}  ({r.outputs} outputs{errors})", r.id)
+        names = [r.name for r in runs]
+        self.run_box.setCurrentIndex(names.index(wanted) + 1 if wanted in names else (1 if runs else 0))
+        self.run_box.blockSignals(False)
+        self._on_run(self.run_box.currentIndex())
+        if self.model.rowCount() and not self.table.currentIndex().isValid():
+            self.select_row(0)
+
+    def current_run_id(self) -> int | None:
+        return self.run_box.currentData()
+
+    def _on_run(self, index: int) -> None:
+        run_id = self.run_box.currentData()
+        if run_id is not None:
+            self.settings.setValue("run", self.run_box.currentText().split("  (")[0])
+        self.item_view.set_run(run_id)
+        self.load_scores()
+        query = self.model.query()
+        if self.filters.set_run(run_id) or (query is not None and query.sort == "score"):
+            self.apply_filters()  # the score filters or the Score sort use the run
+
+    def load_scores(self) -> None:
+        """Fill the Score column with the selected run's scores in the filter bar's mode."""
+        run_id, mode = self.current_run_id(), self.filters.mode()
+        self.model.set_score_run(run_id, mode)
+        if run_id is None:
+            self.runner.cancel("scores")
+            self.model.set_scores(None)
+        else:
+            self.runner.start("scores", _scores, self.store, run_id, mode,
+                              on_result=lambda scores: self.model.set_scores(scores, mode), on_error=self._job_error)
+
+    # -- browsing ----------------------------------------------------------------------
+
+    def apply_filters(self) -> None:
+        ds = self.current_dataset()
+        if ds is None:
+            return
+        self._set_query(self.filters.apply(self.model.query() or ItemQuery(dataset_id=ds.id)))
+        if self.model.rowCount():
+            self.select_row(0)
+        else:
+            self.item_view.show_item(None)
+
+    def _set_query(self, query: ItemQuery) -> None:
+        self.model.set_query(query)
+        if query.sort == "position":  # a new dataset, or the Score sort dropped for want of a run
+            self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+
+    def _on_count(self, n: int) -> None:
+        ds = self.current_dataset()
+        total = ds.items if ds else 0
+        unit = "item" if total == 1 else "items"
+        self.count_label.setText(f"{n:,} of {total:,} {unit}" if n != total else f"{n:,} {unit}")
+
+    def select_row(self, row: int) -> None:
+        if 0 <= row < self.model.rowCount():
+            index = self.model.index(row, 0)
+            self.table.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows
+            )
+            self.table.scrollTo(index)
+
+    def current_row(self) -> int:
+        index = self.table.currentIndex()
+        return index.row() if index.isValid() else -1
+
+    def next_item(self) -> None:
+        self.select_row(min(self.model.rowCount() - 1, self.current_row() + 1))
+
+    def previous_item(self) -> None:
+        self.select_row(max(0, self.current_row() - 1))
+
+    def next_failing(self) -> None:
+        self._jump_to_failing(True)
+
+    def previous_failing(self) -> None:
+        self._jump_to_failing(False)
+
+    def _jump_to_failing(self, forward: bool) -> None:
+        """Select the next / previous row (in the table's filter and order) whose item
+        scores below 1 in the selected run; found by one query on a worker."""
+        query, run_id = self.model.query(), self.current_run_id()
+        if query is None or run_id is None:
+            self.statusBar().showMessage("Pick a run first: a failing item scores below 1 in the selected run.", 6000)
+            return
+        self.runner.start("failing", _failing_row, self.store, query, run_id, self.filters.mode(), self.current_row(),
+                          forward, on_result=lambda result: self._show_failing(result, forward),
+                          on_error=self._job_error)
+
+    def _show_failing(self, result, forward: bool) -> None:
+        query, row = result
+        if query is not self.model.query():  # the filters changed meanwhile
+            return
+        if row is None:
+            where = "after" if forward else "before"
+            self.statusBar().showMessage(f"No failing item {where} this one in the selected run "
+                                         f"({self.filters.mode()} scoring).", 6000)
+        else:
+            self.select_row(row)
+
+    def _on_row(self, current, _previous) -> None:
+        self.item_view.show_item(self.model.item_id(current.row()) if current.isValid() else None)
+
+    def focus_search(self) -> None:
+        if not self.browser.isVisible():
+            self.toggle_browser(True)
+        self.filters.search.setFocus()
+        self.filters.search.selectAll()
+
+    # -- panes and theme -----------------------------------------------------------------
+
+    def toggle_browser(self, visible: bool | None = None) -> None:
+        visible = (not self.browser.isVisible()) if visible is None or not isinstance(visible, bool) else visible
+        self.browser.setVisible(visible)
+        self.browser_action.setChecked(visible)
+
+    def toggle_header(self, visible: bool | None = None) -> None:
+        visible = (not self.item_view.facts.isVisible()) if not isinstance(visible, bool) else visible
+        self.item_view.facts.setVisible(visible)
+        self.header_action.setChecked(visible)
+
+    def toggle_theme(self, dark: bool | None = None) -> None:
+        dark = (theme.current() != "dark") if not isinstance(dark, bool) else dark
+        app = QApplication.instance()
+        theme.apply(app, "dark" if dark else "light")
+        self.theme_action.setChecked(dark)
+        self.settings.setValue("theme", theme.current())
+        self.item_view.refresh()  # layouts colour some things when filled
+
+    # -- jobs ---------------------------------------------------------------------------
+
+    def _watch_job(self, job) -> None:
+        job.progressed.connect(self._on_progress)
+
+    def _on_progress(self, p) -> None:
+        self.progress.setVisible(True)
+        if p.total:
+            self.progress.setRange(0, p.total)
+            self.progress.setValue(p.done)
+        else:
+            self.progress.setRange(0, 0)
+        if p.message:
+            self.statusBar().showMessage(p.message, 2000)
+
+    def _on_active(self, n: int) -> None:
+        if n == 0:
+            self.progress.setVisible(False)
+        self.cancel_button.setVisible(n > 0 and self.progress.isVisible())
+
+    def _job_error(self, exc: BaseException, trace: str) -> None:
+        self.statusBar().showMessage(f"error: {exc}", 10000)
+
+    # -- settings ------------------------------------------------------------------------
+
+    def _splitters(self) -> list[QSplitter]:
+        return [s for s in self.findChildren(QSplitter) if s.objectName()]
+
+    def _restore(self) -> None:
+        geometry = self.settings.value("geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1400, 860)
+            self.splitter.setSizes([400, 1000])
+        state = self.settings.value("splitters/mainSplitter")
+        if isinstance(state, QByteArray):
+            self.splitter.restoreState(state)
+        if self.settings.value("browserVisible", "true") in ("false", False):
+            self.toggle_browser(False)
+
+    def save_settings(self) -> None:
+        self.settings.setValue("geometry", self.saveGeometry())
+        for s in self._splitters():
+            self.settings.setValue(f"splitters/{s.objectName()}", s.saveState())
+        self.settings.setValue("browserVisible", self.browser.isVisible())
+        self.settings.setValue("theme", theme.current())
+        self.settings.sync()
+
+    def _on_item_loaded(self, _bundle) -> None:
+        # Layouts are built on first use: restore their splitters once they exist.
+        for s in self._splitters():
+            name = s.objectName()
+            if name not in self._restored:
+                self._restored.add(name)
+                state = self.settings.value(f"splitters/{name}")
+                if isinstance(state, QByteArray):
+                    s.restoreState(state)
+
+    def closeEvent(self, event) -> None:
+        self.save_settings()
+        self.runner.shutdown(3000)
+        super().closeEvent(event)

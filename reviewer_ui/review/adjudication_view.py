@@ -1,0 +1,448 @@
+"""The adjudication view: settle an item the two annotators disagree on.
+
+Shows both annotations side by side (differing rows highlighted), a three-way
+view of the gold (original | fix A | fix B) with the merge of the two fixes
+(``patch.merge``) and its conflicts, and a decision form: the final gold
+(picked from A, B, the merge or the original, or edited), the final verdict,
+ambiguity and difficulty, and a required rationale. Settle calls
+``resolution.adjudicate`` with the adjudication version this view read, so a
+decision made meanwhile elsewhere raises StaleWrite, shown with a Reload.
+
+Only people whose role is adjudicator (``annotate.role_of``) see and use it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QTextCursor, QTextFormat
+from PySide6.QtWidgets import (
+    QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
+    QTextEdit, QVBoxLayout, QWidget,
+)
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from reviewer.errors import ReviewerError, StaleWrite
+from reviewer.review import annotate, resolution
+from reviewer.review.patch import Merge, apply_patch, merge, touched_paths
+from reviewer.review.rubric import AMBIGUITY, CHECK_LABELS, VERDICTS, checks_for
+from reviewer.review.views import AnnotationView, ReviewSnapshot
+from reviewer_ui import theme
+from reviewer_ui.review.fix_editor import FixEditor, describe_changes, to_text
+from reviewer_ui.review.widgets import Banner, ChoiceRow, rich_label
+
+
+def gold_after(original: Any, ann: AnnotationView) -> Any:
+    """The gold an annotation asks for: its fix, or the original when it is not a Fix."""
+    if ann.draft.verdict == "fix" and ann.patch is not None:
+        return apply_patch(original, ann.patch)
+    return original
+
+
+def merge_of(original: Any, a: AnnotationView, b: AnnotationView) -> Merge:
+    """Both fixes applied to the original; a non-Fix annotation contributes no edits."""
+    ops = [ann.patch or [] if ann.draft.verdict == "fix" else [] for ann in (a, b)]
+    return merge(original, ops[0], ops[1])
+
+
+def comparison_rows(a: AnnotationView, b: AnnotationView, kind: str) -> list[tuple[str, str, str]]:
+    """(field, A's value, B's value) for the side-by-side table."""
+    da, db = a.draft, b.draft
+
+    def yn(v):
+        return {True: "yes", False: "no"}.get(v, "—")
+
+    rows = [("Verdict", da.verdict or "—", db.verdict or "—")]
+    for check in checks_for(kind):
+        label = CHECK_LABELS.get(check, check).split(":")[0]
+        rows.append((label, yn(da.checks.get(check)), yn(db.checks.get(check))))
+    rows += [
+        ("Ambiguity", da.ambiguity or "—", db.ambiguity or "—"),
+        ("Difficulty", da.difficulty or "—", db.difficulty or "—"),
+        ("Error tags", ", ".join(sorted(da.error_tags)) or "—", ", ".join(sorted(db.error_tags)) or "—"),
+        ("Note", da.note or "—", db.note or "—"),
+        ("Fix", _fix_summary(a), _fix_summary(b)),
+    ]
+    return rows
+
+
+def changed_lines(before: str, after: str) -> list[int]:
+    """0-based numbers of the lines of ``after`` that are new or changed against ``before``."""
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False)
+    return [j for tag, _i1, _i2, j1, j2 in matcher.get_opcodes() if tag in ("replace", "insert")
+            for j in range(j1, j2)]
+
+
+def _fix_summary(ann: AnnotationView) -> str:
+    if ann.draft.verdict != "fix":
+        return "—"
+    paths = sorted(touched_paths(ann.patch)) or ["(none)"]
+    return f"{len(ann.patch or [])} edit(s): " + ", ".join(p or "(whole value)" for p in paths)
+
+
+class GoldPane(QWidget):
+    """A titled, read-only JSON text with the list of its changes under it."""
+
+    def __init__(self, title: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.title = QLabel(title)
+        self.title.setObjectName("sectionTitle")
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setFont(theme.monospace_font())
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.notes = rich_label("muted")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.notes)
+
+    def show_value(self, title: str, value: Any, notes: list[str], against: Any = None) -> None:
+        """Show ``value``; with ``against`` (the original), lines that differ from it are highlighted."""
+        self.title.setText(title)
+        text = to_text(value) if value is not None else ""
+        self.text.setPlainText(text)
+        self.changed_lines = changed_lines(to_text(against), text) if against is not None and text else []
+        selections = []
+        for line in self.changed_lines:
+            sel = QTextEdit.ExtraSelection()
+            sel.format.setBackground(theme.colors()["changed"])
+            sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            sel.cursor = QTextCursor(self.text.document().findBlockByNumber(line))
+            selections.append(sel)
+        self.text.setExtraSelections(selections)
+        if self.changed_lines:  # bring the first change into view
+            self.text.setTextCursor(QTextCursor(self.text.document().findBlockByNumber(self.changed_lines[0])))
+            QTimer.singleShot(0, self.text.centerCursor)  # once the pane has its size
+        self.notes.setText("<br>".join(html.escape(n) for n in notes[:8])
+                           + (f"<br>… {len(notes) - 8} more" if len(notes) > 8 else ""))
+
+
+class AdjudicationPanel(QWidget):
+    settled = Signal(object)  # the core's AdjudicationView after a successful settle
+    enlarge_requested = Signal()  # the host may give the view more room (its button is hidden until shown)
+
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.store = session.store
+        self.detail = None
+        self.snapshot: ReviewSnapshot | None = None
+        self.a: AnnotationView | None = None
+        self.b: AnnotationView | None = None
+        self.merged: Merge | None = None
+        self.expected_version: int | None = None
+        self._build()
+        session.changed.connect(self.reload)
+        self._set_access()
+
+    # -- layout -----------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.title = QLabel("Adjudication")
+        self.title.setObjectName("heading")
+        self.enlarge_button = QPushButton("Larger window")
+        self.enlarge_button.setToolTip("The four gold panes need room: open this view in a window of its own")
+        self.enlarge_button.clicked.connect(self.enlarge_requested)
+        self.enlarge_button.hide()
+        self.access = rich_label()
+        self.banner = Banner("Reload")
+        self.banner.action.clicked.connect(self.reload)
+
+        self.table = QTableWidget(0, 2)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(True)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.reasons = rich_label()
+
+        self.panes = {k: GoldPane(t) for k, t in
+                      (("original", "Original gold"), ("a", "Fix A"), ("b", "Fix B"), ("merge", "Merge of A and B"))}
+        three_way = QSplitter(Qt.Orientation.Horizontal)
+        for pane in self.panes.values():
+            three_way.addWidget(pane)
+
+        self.pick_a = QPushButton("Take A")
+        self.pick_b = QPushButton("Take B")
+        self.pick_merge = QPushButton("Take the merge")
+        self.pick_original = QPushButton("Keep the original")
+        for button, which in ((self.pick_a, "a"), (self.pick_b, "b"), (self.pick_merge, "merge"),
+                              (self.pick_original, "original")):
+            button.clicked.connect(lambda _c=False, w=which: self.pick(w))
+        picks = QHBoxLayout()
+        picks.addWidget(QLabel("Final gold:"))
+        for b in (self.pick_a, self.pick_b, self.pick_merge, self.pick_original):
+            picks.addWidget(b)
+        picks.addStretch(1)
+
+        self.editor = FixEditor(show_buttons=False)
+        self.editor.title.setText("Final gold (edit freely)")
+        self.editor.reset_button.hide()
+        self.editor.validated.connect(self._update_problems)
+
+        self.verdict = ChoiceRow([(v, v.capitalize()) for v in VERDICTS])
+        self.verdict.chosen.connect(self._chose_verdict)
+        self.ambiguity = ChoiceRow([(a, a.capitalize()) for a in AMBIGUITY])
+        self.ambiguity.chosen.connect(self._chose_ambiguity)
+        self.difficulty = ChoiceRow([("medium", "Medium"), ("hard", "Hard")])
+        self.difficulty.chosen.connect(lambda v: self.difficulty.set_value(v))
+        self.rationale = QPlainTextEdit()
+        self.rationale.setPlaceholderText("Rationale (required): why this decision")
+        self.rationale.setMaximumHeight(60)
+        self.rationale.textChanged.connect(self._update_problems)
+        self.problems = rich_label()
+        self.settle_button = QPushButton("Settle")
+        self.settle_button.clicked.connect(self.settle)
+        self.status = QLabel("")
+        self.status.setObjectName("muted")
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+
+        form = QGridLayout()
+        form.addWidget(QLabel("Verdict"), 0, 0)
+        form.addWidget(self.verdict, 0, 1)
+        form.addWidget(QLabel("Ambiguity"), 1, 0)
+        form.addWidget(self.ambiguity, 1, 1)
+        form.addWidget(QLabel("Difficulty"), 2, 0)
+        form.addWidget(self.difficulty, 2, 1)
+        form.addWidget(self.rationale, 3, 0, 1, 2)
+        settle_row = QHBoxLayout()
+        settle_row.addWidget(self.problems, 1)
+        settle_row.addWidget(self.settle_button)
+
+        self.body = QWidget()
+        body = QVBoxLayout(self.body)
+        body.setContentsMargins(0, 0, 0, 0)
+        top = QSplitter(Qt.Orientation.Vertical)
+        compare = QWidget()
+        cl = QVBoxLayout(compare)
+        cl.setContentsMargins(0, 0, 0, 0)
+        cl.addWidget(self.table, 1)
+        cl.addWidget(self.reasons)
+        top.addWidget(compare)
+        top.addWidget(three_way)
+        decide = QWidget()
+        dl = QVBoxLayout(decide)
+        dl.setContentsMargins(0, 0, 0, 0)
+        dl.addLayout(picks)
+        dl.addWidget(self.editor, 1)
+        dl.addLayout(form)
+        dl.addLayout(settle_row)
+        top.addWidget(decide)
+        top.setStretchFactor(0, 0)
+        top.setStretchFactor(1, 3)
+        top.setStretchFactor(2, 4)
+        body.addWidget(top, 1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.enlarge_button)
+        layout.addLayout(head)
+        layout.addWidget(self.access)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.body, 1)
+        layout.addWidget(self.status)
+
+    def _set_access(self) -> bool:
+        allowed = self.session.is_adjudicator
+        self.body.setVisible(allowed and self.detail is not None)
+        if not allowed:
+            self.access.setText(
+                f"Only adjudicators settle items. You are {html.escape(self.session.name)} "
+                f"({html.escape(self.session.role)}): switch identity in Review ▸ Identity… to adjudicate.")
+        elif self.detail is None:
+            self.access.setText("Pick an item from the adjudication queue.")
+        else:
+            self.access.setText("")
+        self.access.setVisible(bool(self.access.text()))
+        return allowed
+
+    # -- showing an item ------------------------------------------------------------------
+
+    def show_item(self, detail) -> None:
+        self.detail = detail
+        self.reload()
+
+    def reload(self) -> None:
+        self.banner.hide()
+        self.status.setText("")
+        if not self._set_access() or self.detail is None:
+            return
+        d = self.detail
+        self.detail = d = self.store.item(d.id)  # the gold may have changed since it was shown
+        self.title.setText(f"Adjudication · {d.record_id}")
+        self.snapshot = annotate.snapshot(self.store, d.id, self.session.name)
+        anns = sorted([x for x in [self.snapshot.mine, *self.snapshot.others] if x is not None and x.draft.verdict],
+                      key=lambda x: x.annotator)
+        adj = self.snapshot.adjudication
+        self.expected_version = adj.version if adj else None
+        if len(anns) < 2:
+            self.a = self.b = None
+            self.body.setVisible(False)
+            self.access.setText(f"{html.escape(d.record_id)} has {len(anns)} annotation(s) with a verdict; "
+                                "adjudication needs two.")
+            self.access.show()
+            return
+        self.a, self.b = anns[0], anns[1]
+        self._show_comparison(d.kind)
+        self._show_three_way(d.gold)
+        self.editor.load(d.kind, d.gold, d.schema)
+        self._prefill(adj)
+        if adj is not None:
+            who = "automatically" if adj.resolution == "auto" else f"by {adj.adjudicator}"
+            self.status.setText(f"Already settled {who} as {adj.verdict} (version {adj.version}); "
+                                "settling again replaces that decision.")
+
+    def _show_comparison(self, kind: str) -> None:
+        rows = comparison_rows(self.a, self.b, kind)
+        self.table.setRowCount(len(rows))
+        self.table.setHorizontalHeaderLabels([f"A: {self.a.annotator}", f"B: {self.b.annotator}"])
+        self.table.setVerticalHeaderLabels([r[0] for r in rows])
+        changed = QBrush(theme.colors()["changed"])
+        self.differing_rows = []
+        for i, (_field, va, vb) in enumerate(rows):
+            for col, value in enumerate((va, vb)):
+                cell = QTableWidgetItem(value)
+                if va != vb:
+                    cell.setBackground(changed)
+                self.table.setItem(i, col, cell)
+            if va != vb:
+                self.differing_rows.append(i)
+        self.table.resizeRowsToContents()
+        # Every row visible without scrolling: the comparison is what the adjudicator reads first.
+        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + sum(
+            self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        self.table.setMinimumHeight(min(height, 420))
+        reasons = resolution.differences(self.a.draft, self.b.draft)
+        self.reasons.setText("Disagreement: " + html.escape("; ".join(reasons)) if reasons
+                             else "The two annotations agree (automatic resolution was off).")
+
+    def _show_three_way(self, original: Any) -> None:
+        self.panes["original"].show_value("Original gold", original, [])
+        for key, ann in (("a", self.a), ("b", self.b)):
+            if ann.draft.verdict == "fix":
+                value = gold_after(original, ann)
+                notes = describe_changes(original, value, ann.patch)
+                self.panes[key].show_value(f"Fix {key.upper()} ({ann.annotator})", value, notes, original)
+            else:
+                self.panes[key].show_value(f"{key.upper()} ({ann.annotator}): {ann.draft.verdict}, no fix", None,
+                                           [f"{ann.annotator} did not change the gold"])
+        self.merged = merge_of(original, self.a, self.b)
+        if self.merged.conflicts:
+            self.panes["merge"].show_value("Merge: conflicts", None,
+                                           ["Both fixes change these paths differently:", *self.merged.conflicts])
+            self.panes["merge"].notes.setStyleSheet(f"color: {theme.colors()['bad'].name()}")
+        else:
+            self.panes["merge"].notes.setStyleSheet("")
+            self.panes["merge"].show_value("Merge of A and B", self.merged.merged,
+                                           describe_changes(original, self.merged.merged), original)
+        self.pick_merge.setEnabled(not self.merged.conflicts)
+        self.pick_a.setText(f"Take A ({self.a.annotator})")
+        self.pick_b.setText(f"Take B ({self.b.annotator})")
+
+    def _prefill(self, adj) -> None:
+        da, db = self.a.draft, self.b.draft
+        if adj is not None and adj.resolution == "manual":
+            self.verdict.set_value(adj.verdict)
+            self.ambiguity.set_value((adj.rubric or {}).get("ambiguity"))
+            self.difficulty.set_value((adj.rubric or {}).get("difficulty"))
+            self.rationale.setPlainText(adj.rationale or "")
+            if adj.verdict == "fix":
+                self.editor.set_value(adj.final_gold)
+        else:
+            self.verdict.set_value(da.verdict if da.verdict == db.verdict else None)
+            worse = [x for x in (da.ambiguity, db.ambiguity) if x in AMBIGUITY]
+            self.ambiguity.set_value(max(worse, key=AMBIGUITY.index) if worse else None)
+            self.difficulty.set_value(da.difficulty if da.difficulty == db.difficulty else None)
+            self.rationale.setPlainText("")
+        self._update_problems()
+
+    # -- deciding ------------------------------------------------------------------------
+
+    def pick(self, which: str) -> None:
+        """Take A's or B's decision, the merge of both fixes, or the original gold."""
+        original = self.detail.gold
+        if which in ("a", "b"):
+            ann = self.a if which == "a" else self.b
+            self.editor.set_value(gold_after(original, ann))
+            self.verdict.set_value(ann.draft.verdict)
+            self.ambiguity.set_value(ann.draft.ambiguity)
+            self.difficulty.set_value(ann.draft.difficulty)
+        elif which == "merge":
+            if self.merged is None or self.merged.conflicts:
+                return
+            self.editor.set_value(self.merged.merged)
+            self.verdict.set_value("fix")
+        else:
+            self.editor.set_value(original)
+            if self.verdict.value == "fix":
+                self.verdict.set_value(None)
+        self._update_problems()
+
+    def _chose_verdict(self, verdict: str) -> None:
+        self.verdict.set_value(verdict)
+        self._update_problems()
+
+    def _chose_ambiguity(self, value: str) -> None:
+        self.ambiguity.set_value(value)
+        self._update_problems()
+
+    def blockers(self) -> list[str]:
+        """Why Settle cannot run now (empty: it can)."""
+        out = []
+        if self.a is None:
+            return ["two annotations are needed"]
+        verdict = self.verdict.value
+        if verdict is None:
+            out.append("choose the final verdict")
+        if verdict == "pass" and self.ambiguity.value == "high":
+            out.append("High ambiguity must be Fix or Reject")
+        if verdict == "fix":
+            if self.editor.syntax_error:
+                out.append("the final gold is not valid JSON")
+            elif self.editor.op_count == 0:
+                out.append("a Fix must change the gold")
+        if verdict in ("pass", "reject") and self.editor.value is not None and self.editor.op_count:
+            out.append(f"the final gold was edited but the verdict is {verdict}: choose Fix or keep the original")
+        if not self.rationale.toPlainText().strip():
+            out.append("write a rationale")
+        return out
+
+    def _update_problems(self) -> None:
+        found = self.blockers()
+        self.verdict.buttons["pass"].setEnabled(self.ambiguity.value != "high")
+        color = theme.colors()["bad"].name()
+        self.problems.setText("".join(f"<div style='color:{color}'>✗ {html.escape(p)}</div>" for p in found))
+        self.settle_button.setEnabled(not found)
+
+    def settle(self):
+        """Settle the item with the decision in the form; the stored decision, or None."""
+        self.editor.validate_now()
+        if self.blockers():
+            self._update_problems()
+            return None
+        verdict = self.verdict.value
+        rubric = {"ambiguity": self.ambiguity.value, "difficulty": self.difficulty.value}
+        final = self.editor.value if verdict == "fix" else None
+        try:
+            view = resolution.adjudicate(self.store, self.detail.id, self.session.name, verdict, final,
+                                         self.rationale.toPlainText().strip(), rubric, self.expected_version)
+        except StaleWrite as exc:
+            self.banner.show_message(
+                "This item was settled meanwhile in another window or by someone else "
+                f"(you saw version {exc.expected}, the store has {exc.actual}); your decision was NOT saved. "
+                "Reload to see it?", theme.colors()["error_bg"].name())
+            return None
+        except (ReviewerError, SQLAlchemyError) as exc:
+            self.status.setText(f"Not settled: {exc}")
+            return None
+        self.expected_version = view.version
+        self.status.setText(f"Settled as {view.verdict} by {view.adjudicator} (version {view.version}).")
+        self.settled.emit(view)
+        return view

@@ -1,0 +1,533 @@
+"""The annotation panel: one annotator's verdict and rubric for the shown item.
+
+Keyboard-first (shortcuts active while the focus is inside the panel, or in
+the whole window after ``set_shortcut_context(Qt.WindowShortcut)``):
+P / F / R verdict · 1-5 toggle the kind's checks (yes <-> no) · A cycles the
+ambiguity · D confirms the suggested difficulty, then toggles it · E opens the
+fix editor · N saves and moves to the next item of my queue · Ctrl+Z undoes.
+
+Contracts:
+- Every change is saved at once with ``annotate.save_annotation`` (one small
+  transaction, run synchronously on the GUI thread: a few milliseconds) based
+  on the version this panel last read or wrote. The note is saved after typing
+  pauses (``NOTE_SAVE_DELAY_MS``) and before leaving the item.
+- A draft the protocol forbids (High ambiguity passed, a Fix without a changed
+  gold) stays local and unsaved, with the reason shown inline.
+- A StaleWrite (the annotation changed in another window or by someone else)
+  is shown with a Reload action and nothing is written until the user reloads.
+- Undo restores the previously saved draft by saving it again as a new
+  version (the audit log keeps every version); the history lasts the session.
+- Blindness: the panel shows only what ``annotate.snapshot(item, viewer)``
+  returns; hidden annotations are only counted.
+"""
+
+from __future__ import annotations
+
+import copy
+import html
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTreeWidget,
+    QTreeWidgetItem, QVBoxLayout, QWidget,
+)
+
+from sqlalchemy.exc import SQLAlchemyError
+
+from reviewer.errors import ReviewerError, StaleWrite
+from reviewer.review import annotate
+from reviewer.review.annotate import ProtocolViolation
+from reviewer.review.patch import make_patch
+from reviewer.review.rubric import (
+    AMBIGUITY, CHECK_LABELS, ERROR_TAGS, TAXONOMIES_BY_KIND, Draft, checks_for, problems, suggested_difficulty,
+)
+from reviewer.review.views import AnnotationView, ReviewSnapshot
+from reviewer_ui import theme
+from reviewer_ui.review.fix_editor import FixEditor
+from reviewer_ui.review.widgets import Banner, ChoiceRow, rich_label, summarize
+
+NOTE_SAVE_DELAY_MS = 700
+VERDICT_KEYS = {"pass": "P", "fix": "F", "reject": "R"}
+
+
+class AnnotationPanel(QWidget):
+    saved = Signal(object)  # AnnotationView, after each successful save
+    navigate = Signal(int)  # the item id N wants shown next
+    queue_done = Signal()  # N found no item left that needs me
+    status_changed = Signal(str)
+
+    def __init__(self, session, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = session
+        self.store = session.store
+        self.detail = None  # ItemDetail shown
+        self.snapshot: ReviewSnapshot | None = None
+        self.version: int | None = None  # stored version this panel is based on
+        self.saved_draft: Draft | None = None  # as stored (None: no annotation yet)
+        self.draft = Draft()
+        self.stale = False
+        self.kept_fix = None  # a fix set aside when the verdict moved away from Fix
+        self.undo_history: dict[int, list[Draft]] = {}  # item id -> drafts saved before, newest last
+        self.fix_dialog: QDialog | None = None
+        self._fields_kind: str | None = None  # the kind the check rows and tags were built for
+        self.fix_editor: FixEditor | None = None
+        self.shortcuts: list[QShortcut] = []
+
+        # Clicking the panel's background gives it the focus, so its keys work.
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._build()
+        self._note_timer = QTimer(self, singleShot=True, interval=NOTE_SAVE_DELAY_MS)
+        self._note_timer.timeout.connect(self.flush_note)
+        self._bind_keys()
+        self.session.changing.connect(self.flush_note)  # a pending note belongs to the old name
+        self.session.changed.connect(self._identity_changed)
+        self._set_enabled(False)
+
+    # -- layout ------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.title = QLabel("Annotation")
+        self.title.setObjectName("heading")
+        self.who = QLabel("")
+        self.who.setTextFormat(Qt.TextFormat.PlainText)
+        self.who.setObjectName("muted")
+        self.banner = Banner("Reload")
+        self.banner.action.clicked.connect(self.reload)
+
+        self.verdict = ChoiceRow([(v, f"{v.capitalize()}  ({k})") for v, k in VERDICT_KEYS.items()])
+        self.verdict.chosen.connect(self.set_verdict)
+        self.pass_note = QLabel("")
+        self.pass_note.setObjectName("muted")
+        self.pass_note.setWordWrap(True)
+
+        self.checks_box = QGroupBox("Checks")
+        self.checks_grid = QGridLayout(self.checks_box)
+        self.check_rows: dict[str, ChoiceRow] = {}
+
+        self.ambiguity = ChoiceRow([(a, a.capitalize()) for a in AMBIGUITY])
+        self.ambiguity.chosen.connect(self.set_ambiguity)
+        self.difficulty = ChoiceRow([("medium", "Medium"), ("hard", "Hard")])
+        self.difficulty.chosen.connect(self.set_difficulty)
+        self.suggested = QLabel("")
+        self.suggested.setObjectName("muted")
+        rubric = QGridLayout()
+        rubric.addWidget(QLabel("Ambiguity (A)"), 0, 0)
+        rubric.addWidget(self.ambiguity, 0, 1)
+        rubric.addWidget(QLabel("Difficulty (D)"), 1, 0)
+        rubric.addWidget(self.difficulty, 1, 1)
+        rubric.addWidget(self.suggested, 2, 1)
+
+        self.fix_summary = QLabel("")
+        self.fix_summary.setWordWrap(True)
+        self.fix_button = QPushButton("Edit fix…  (E)")
+        self.fix_button.setAutoDefault(False)
+        self.fix_button.clicked.connect(self.open_fix_editor)
+        fix_row = QHBoxLayout()
+        fix_row.addWidget(self.fix_summary, 1)
+        fix_row.addWidget(self.fix_button)
+
+        self.tags = QTreeWidget()
+        self.tags.setHeaderHidden(True)
+        self.tags.setMinimumHeight(120)
+        self.tags.itemChanged.connect(self._tag_changed)
+        self.note = QPlainTextEdit()
+        self.note.setPlaceholderText("Note (saved when you pause typing)")
+        self.note.setMaximumHeight(70)
+        self.note.textChanged.connect(self._note_edited)
+
+        self.problems_label = rich_label()
+        self.others_label = rich_label()
+        self.status = QLabel("")
+        self.status.setObjectName("muted")
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # messages quote store errors verbatim
+
+        head = QHBoxLayout()
+        head.addWidget(self.title)
+        head.addStretch(1)
+        head.addWidget(self.who)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addLayout(head)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.verdict)
+        layout.addWidget(self.pass_note)
+        layout.addLayout(fix_row)
+        layout.addWidget(self.checks_box)
+        layout.addLayout(rubric)
+        tags_title = QLabel("Error tags")
+        tags_title.setObjectName("sectionTitle")
+        layout.addWidget(tags_title)
+        layout.addWidget(self.tags)
+        layout.addWidget(self.note)
+        layout.addWidget(self.problems_label)
+        layout.addWidget(self.others_label)
+        layout.addWidget(self.status)
+        layout.addStretch(1)
+
+    def _bind_keys(self) -> None:
+        bindings = [(k, lambda v=v: self.set_verdict(v)) for v, k in VERDICT_KEYS.items()]
+        bindings += [(str(i + 1), lambda i=i: self.toggle_check(i)) for i in range(9)]
+        bindings += [("A", self.cycle_ambiguity), ("D", self.toggle_difficulty), ("E", self.open_fix_editor),
+                     ("N", self.save_and_next), (QKeySequence.StandardKey.Undo, self.undo)]
+        for key, slot in bindings:
+            sc = QShortcut(QKeySequence(key), self, slot)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self.shortcuts.append(sc)
+
+    def set_shortcut_context(self, context: Qt.ShortcutContext) -> None:
+        """Where the panel's keys work: inside the panel (default) or the whole window."""
+        for sc in self.shortcuts:
+            sc.setContext(context)
+
+    def _set_enabled(self, on: bool) -> None:
+        for w in (self.verdict, self.checks_box, self.ambiguity, self.difficulty, self.tags, self.note,
+                  self.fix_button):
+            w.setEnabled(on)
+
+    # -- showing an item -----------------------------------------------------------------
+
+    def show_item(self, detail) -> None:
+        """Show ``detail`` (a store ItemDetail) as the session's reviewer sees it."""
+        if self.detail is not None and (detail is None or detail.id != self.detail.id):
+            self.flush_note()
+        self.detail = detail
+        if detail is None:
+            self.title.setText("Annotation")
+            self._set_enabled(False)
+            return
+        self._build_kind_fields(detail.kind)
+        self.reload()
+
+    def reload(self) -> None:
+        """Read the item's review from the store again, dropping local unsaved edits."""
+        if self.detail is None:
+            return
+        self._note_timer.stop()
+        self.snapshot = annotate.snapshot(self.store, self.detail.id, self.session.name)
+        mine = self.snapshot.mine
+        self.version = mine.version if mine else None
+        self.saved_draft = copy.deepcopy(mine.draft) if mine else None
+        self.draft = copy.deepcopy(mine.draft) if mine else Draft()
+        self.kept_fix = None
+        self.stale = False
+        self.banner.hide()
+        self.title.setText(f"Annotation · {self.detail.record_id}")
+        self.who.setText(f"as {self.session.name}")
+        self._set_enabled(True)
+        self._refresh()
+        self._show_others()
+        self._set_status(f"Saved version {self.version}." if mine else "Not annotated by you yet.")
+
+    def _identity_changed(self) -> None:
+        self.undo_history.clear()
+        self.reload()
+
+    def _build_kind_fields(self, kind: str) -> None:
+        if kind != self._fields_kind:  # J/K browsing within one kind reuses the rows
+            self._build_checks_and_tags(kind)
+            self._fields_kind = kind
+        depth = self.detail.depth if self.detail else None
+        hint = suggested_difficulty(depth)
+        self.suggested.setText(f"Suggested: {hint.capitalize()} (depth {depth}); press D to confirm or correct"
+                               if hint else "No suggestion (the item has no depth)")
+
+    def _build_checks_and_tags(self, kind: str) -> None:
+        while self.checks_grid.count():
+            w = self.checks_grid.takeAt(0).widget()
+            if w is not None:
+                w.deleteLater()
+        self.check_rows = {}
+        for i, check in enumerate(checks_for(kind)):
+            label = QLabel(f"{i + 1}. {CHECK_LABELS.get(check, check)}")
+            label.setWordWrap(True)
+            row = ChoiceRow([(True, "Yes"), (False, "No")])
+            row.chosen.connect(lambda value, c=check: self.set_check(c, value))
+            self.checks_grid.addWidget(label, i, 0)
+            self.checks_grid.addWidget(row, i, 1)
+            self.check_rows[check] = row
+        self.checks_grid.setColumnStretch(0, 1)
+        self.tags.blockSignals(True)
+        self.tags.clear()
+        for taxonomy in TAXONOMIES_BY_KIND.get(kind, tuple(ERROR_TAGS)):
+            top = QTreeWidgetItem([taxonomy])
+            top.setFlags(Qt.ItemFlag.ItemIsEnabled)
+            for tag in ERROR_TAGS[taxonomy]:
+                child = QTreeWidgetItem([tag.replace("_", " ")])
+                child.setData(0, Qt.ItemDataRole.UserRole, tag)
+                child.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+                child.setCheckState(0, Qt.CheckState.Unchecked)
+                top.addChild(child)
+            self.tags.addTopLevelItem(top)
+        self.tags.expandAll()
+        self.tags.blockSignals(False)
+        # Tall enough for every tag of the kind, no taller: the rest of the panel keeps its room.
+        rows = self.tags.topLevelItemCount() + sum(
+            self.tags.topLevelItem(i).childCount() for i in range(self.tags.topLevelItemCount()))
+        self.tags.setFixedHeight(min(360, rows * self.tags.fontMetrics().height() * 13 // 10 + 8))
+
+    def _tag_items(self):
+        for i in range(self.tags.topLevelItemCount()):
+            top = self.tags.topLevelItem(i)
+            for j in range(top.childCount()):
+                yield top.child(j)
+
+    def _refresh(self) -> None:
+        """Show ``self.draft`` in the widgets (no signals back)."""
+        d = self.draft
+        self.verdict.set_value(d.verdict)
+        for check, row in self.check_rows.items():
+            row.set_value(d.checks.get(check))
+        self.ambiguity.set_value(d.ambiguity)
+        self.difficulty.set_value(d.difficulty)
+        self.tags.blockSignals(True)
+        for item in self._tag_items():
+            on = item.data(0, Qt.ItemDataRole.UserRole) in d.error_tags
+            item.setCheckState(0, Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+        self.tags.blockSignals(False)
+        if self.note.toPlainText() != d.note:
+            self.note.blockSignals(True)
+            self.note.setPlainText(d.note)
+            self.note.blockSignals(False)
+        blockers = self._pass_blockers(d)
+        self.verdict.buttons["pass"].setEnabled(not blockers)
+        self.pass_note.setText(f"Pass is unavailable: {blockers}" if blockers else "")
+        self.pass_note.setVisible(bool(blockers))
+        ops = self._patch_ops(d)
+        if d.fixed_gold is not None and d.verdict == "fix":
+            self.fix_summary.setText(f"Fix: {ops} patch operation(s) on the gold")
+        elif d.verdict == "fix":
+            self.fix_summary.setText("Fix: no corrected gold yet: edit it (E)")
+        else:
+            self.fix_summary.setText("")
+        self._show_problems(problems(d, self.detail.kind, ops))
+
+    def _pass_blockers(self, d: Draft) -> str:
+        if d.ambiguity == "high":
+            return "High ambiguity must be Fix or Reject (paper 001 Appendix D)."
+        failed = [c for c in self.check_rows if d.checks.get(c) is False]
+        if failed:
+            return "a failed check (" + ", ".join(failed) + ") must be Fix or Reject."
+        return ""
+
+    def _patch_ops(self, d: Draft) -> int:
+        if d.verdict != "fix" or d.fixed_gold is None:
+            return 0
+        return len(make_patch(self.detail.gold, d.fixed_gold))
+
+    def _show_problems(self, found) -> None:
+        c = theme.colors()
+        lines = [f"<span style='color:{c['bad' if p.level == 'error' else 'unk'].name()}'>"
+                 f"{'✗' if p.level == 'error' else '⚠'} {html.escape(p.message)}</span>" for p in found]
+        self.problems_label.setText("<br>".join(lines))
+        self.problems_label.setVisible(bool(lines))
+
+    def _show_others(self) -> None:
+        snap = self.snapshot
+        lines = []
+        if snap.hidden_others:
+            n = snap.hidden_others
+            lines.append(f"<i>{n} other annotation{'s' if n != 1 else ''} hidden until adjudication</i>")
+        for other in snap.others:
+            lines.append(f"{html.escape(other.annotator)}: {summarize(other.draft)}")
+        if snap.adjudication is not None:
+            a = snap.adjudication
+            who = "automatically (both agreed)" if a.resolution == "auto" else f"by {html.escape(a.adjudicator or '?')}"
+            lines.append(f"<b>Settled</b> {who}: {html.escape(a.verdict)}"
+                         + (f" · {html.escape(a.rationale)}" if a.rationale and a.resolution != "auto" else ""))
+        elif snap.stage == "disagreement":
+            lines.append("<b>In the adjudication queue</b>: the annotations disagree")
+        self.others_label.setText("<br>".join(lines))
+        self.others_label.setVisible(bool(lines))
+
+    def _set_status(self, text: str) -> None:
+        self.status.setText(text)
+        self.status_changed.emit(text)
+
+    # -- editing ---------------------------------------------------------------------------
+
+    def _edited(self, **changes) -> None:
+        draft = copy.deepcopy(self.draft)
+        for name, value in changes.items():
+            setattr(draft, name, value)
+        self.commit(draft)
+
+    def set_verdict(self, verdict: str) -> None:
+        if not self._editable():
+            return
+        if verdict == "pass" and self._pass_blockers(self.draft):
+            self._refresh()  # keep the shown verdict as it was
+            self._set_status(f"Not changed: {self._pass_blockers(self.draft)}")
+            return
+        if verdict == "fix" and self.draft.fixed_gold is None and self.kept_fix is not None:
+            self._edited(verdict=verdict, fixed_gold=self.kept_fix)
+        else:
+            self._edited(verdict=verdict)
+        if verdict == "fix" and self.draft.fixed_gold is None:
+            self.open_fix_editor()
+
+    def set_check(self, check: str, value: bool | None) -> None:
+        if self._editable():
+            self._edited(checks={**self.draft.checks, check: value})
+
+    def toggle_check(self, index: int) -> None:
+        """Key 1-9: an unanswered check becomes Yes; then Yes and No alternate."""
+        checks = list(self.check_rows)
+        if index < len(checks) and self._editable():
+            current = self.draft.checks.get(checks[index])
+            self.set_check(checks[index], current is not True)
+
+    def set_ambiguity(self, value: str) -> None:
+        if self._editable():
+            self._edited(ambiguity=value)
+
+    def cycle_ambiguity(self) -> None:
+        current = self.draft.ambiguity
+        nxt = AMBIGUITY[0] if current not in AMBIGUITY else AMBIGUITY[(AMBIGUITY.index(current) + 1) % len(AMBIGUITY)]
+        self.set_ambiguity(nxt)
+
+    def set_difficulty(self, value: str) -> None:
+        if self._editable():
+            self._edited(difficulty=value)
+
+    def toggle_difficulty(self) -> None:
+        """Key D: first confirms the suggested tag (Medium when there is none), then toggles."""
+        if self.draft.difficulty is None:
+            self.set_difficulty(suggested_difficulty(self.detail.depth if self.detail else None) or "medium")
+        else:
+            self.set_difficulty("hard" if self.draft.difficulty == "medium" else "medium")
+
+    def _tag_changed(self, item: QTreeWidgetItem) -> None:
+        if not self._editable():
+            return
+        tags = [i.data(0, Qt.ItemDataRole.UserRole) for i in self._tag_items()
+                if i.checkState(0) == Qt.CheckState.Checked]
+        self._edited(error_tags=tags)
+
+    def _note_edited(self) -> None:
+        self.draft.note = self.note.toPlainText()
+        self._note_timer.start()
+
+    def flush_note(self) -> None:
+        """Save a note still waiting for the typing pause."""
+        self._note_timer.stop()
+        if self.detail is None or self.stale:
+            return
+        saved_note = self.saved_draft.note if self.saved_draft else ""
+        if self.draft.note != saved_note:
+            self.commit(copy.deepcopy(self.draft))
+
+    def apply_fix(self, fixed_gold) -> bool:
+        """Store ``fixed_gold`` as this annotator's Fix; True when it was saved."""
+        if not self._editable():
+            return False
+        self._edited(verdict="fix", fixed_gold=copy.deepcopy(fixed_gold))
+        return not self.stale and self.saved_draft == self.draft
+
+    def _editable(self) -> bool:
+        return self.detail is not None and not self.stale
+
+    # -- saving -------------------------------------------------------------------------
+
+    def commit(self, draft: Draft, record_undo: bool = True) -> AnnotationView | None:
+        """Show ``draft`` and save it at once; None when it was not saved (shown why)."""
+        if draft.verdict != "fix" and draft.fixed_gold is not None:
+            # Only a Fix stores a corrected gold; keep it locally so F brings it back.
+            self.kept_fix, draft.fixed_gold = draft.fixed_gold, None
+        self.draft = draft
+        self._refresh()
+        if self.stale:
+            return None
+        if self.saved_draft is not None and draft == self.saved_draft:
+            return None
+        errors = [p for p in problems(draft, self.detail.kind, self._patch_ops(draft)) if p.level == "error"]
+        if errors:
+            self._set_status("Not saved yet: resolve the problem shown above.")
+            return None
+        try:
+            view = annotate.save_annotation(self.store, self.detail.id, self.session.name, draft, self.version)
+        except StaleWrite as exc:
+            self._show_stale(exc)
+            return None
+        except ProtocolViolation as exc:  # the store's rules are the final word
+            self._set_status(f"Not saved: {exc}")
+            return None
+        except (ReviewerError, SQLAlchemyError) as exc:  # e.g. the team's server is unreachable
+            self._set_status(f"Not saved: the store failed: {exc}")
+            return None
+        if record_undo:
+            self.undo_history.setdefault(self.detail.id, []).append(
+                copy.deepcopy(self.saved_draft) if self.saved_draft is not None else Draft())
+        self.version = view.version
+        self.saved_draft = copy.deepcopy(view.draft)
+        self._set_status(f"Saved version {view.version}.")
+        self.saved.emit(view)
+        return view
+
+    def _show_stale(self, exc: StaleWrite) -> None:
+        self.stale = True
+        self._note_timer.stop()
+        self.banner.show_message(
+            "Your annotation of this item was changed in another window or by someone else "
+            f"(you had version {exc.expected}, the store has version {exc.actual}). "
+            "Your last change was NOT saved. Reload to see the stored annotation?",
+            theme.colors()["error_bg"].name())
+        self._set_status("Not saved: the stored annotation changed meanwhile.")
+
+    def undo(self) -> None:
+        """Ctrl+Z: drop unsaved local edits, else restore the draft saved before the last save."""
+        if self.detail is None or self.stale:
+            return
+        if self.saved_draft is not None and self.draft != self.saved_draft:
+            self.draft = copy.deepcopy(self.saved_draft)
+            self._refresh()
+            self._set_status("Unsaved change undone.")
+            return
+        history = self.undo_history.get(self.detail.id) or []
+        if not history:
+            self._set_status("Nothing to undo for this item in this session.")
+            return
+        previous = history.pop()
+        if self.commit(previous, record_undo=False) is None and not self.stale:
+            history.append(previous)
+
+    # -- the fix editor ----------------------------------------------------------------------
+
+    def open_fix_editor(self) -> FixEditor | None:
+        """Open the fix editor on my earlier fix, else the current gold."""
+        if not self._editable():
+            return None
+        if self.fix_dialog is None:
+            self.fix_dialog = QDialog(self)
+            self.fix_dialog.setWindowTitle("Fix the gold")
+            self.fix_dialog.resize(720, 640)
+            self.fix_editor = FixEditor(self.fix_dialog)
+            QVBoxLayout(self.fix_dialog).addWidget(self.fix_editor)
+            self.fix_editor.save_requested.connect(self._fix_saved)
+            self.fix_editor.cancel_requested.connect(self.fix_dialog.close)
+        d = self.detail
+        self.fix_editor.title.setText(f"Fix the gold of {d.record_id}")
+        self.fix_editor.load(d.kind, d.gold, d.schema, current=self.draft.fixed_gold)
+        self.fix_dialog.show()
+        self.fix_dialog.raise_()
+        return self.fix_editor
+
+    def _fix_saved(self, value) -> None:
+        if self.apply_fix(value) and self.fix_dialog is not None:
+            self.fix_dialog.close()
+
+    # -- navigation --------------------------------------------------------------------------
+
+    def save_and_next(self) -> int | None:
+        """N: save what is pending, then ask for the next item that needs my annotation."""
+        if self.detail is None:
+            return None
+        self.flush_note()
+        nxt = annotate.next_for(self.store, self.detail.dataset_id, self.session.name, self.detail.position)
+        if nxt is None:
+            self._set_status("Your queue is empty: every item that needs you has your annotation.")
+            self.queue_done.emit()
+            return None
+        self.navigate.emit(nxt)
+        return nxt

@@ -1,0 +1,76 @@
+"""Hosting the review workspace in the main window: ``install(window)``.
+
+Adds a "Review" dock (the workspace tabs) and a Review menu, feeds the
+workspace each item the item view finishes loading, and turns the
+workspace's navigation requests into table selections. The main window only
+calls ``install``; everything else about review lives here.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QDockWidget
+
+from reviewer_ui.review.workspace import ReviewWorkspace
+
+TABLE_REFRESH_DELAY_MS = 500
+NEARBY_ROWS = 400  # rows after the current one searched for the item to show (a page or two)
+
+
+def install(window) -> ReviewWorkspace:
+    """Add the review dock and menu to ``window`` (a ui.main_window.MainWindow)."""
+    ws = ReviewWorkspace(window.store, window.runner, window.settings, window)
+    # Keyboard-first: verdict and rubric keys work wherever the focus is, except
+    # in text fields (which keep their letters) — J/K still move through the items.
+    ws.annotation.set_shortcut_context(Qt.ShortcutContext.WindowShortcut)
+    dock = QDockWidget("Review", window)
+    dock.setObjectName("reviewDock")
+    dock.setWidget(ws)
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    ws.adjudication.enlarge_button.show()
+    ws.adjudication.enlarge_requested.connect(lambda: float_large(dock, window))
+    window.item_view.loaded.connect(lambda bundle: ws.show_item(bundle.detail))
+    ws.navigate.connect(lambda item_id: show_item(window, item_id))
+    # The table's Review column reads annotations: repaint it once a burst of saves pauses.
+    repaint = QTimer(ws, singleShot=True, interval=TABLE_REFRESH_DELAY_MS)
+    repaint.timeout.connect(window.model.refresh)
+    ws.annotation.saved.connect(repaint.start)
+    # The Review column is blind like the panel: it shows what this reviewer may see.
+    follow_identity = lambda: window.model.set_viewer(ws.session.name, ws.session.is_adjudicator)  # noqa: E731
+    ws.session.changed.connect(follow_identity)
+    follow_identity()
+    ws.adjudication.settled.connect(repaint.start)
+    menu = window.menuBar().addMenu("&Review")
+    for action in ws.actions_for_menu():
+        menu.addAction(action)
+        window.addAction(action)  # shortcuts work while the dock is hidden too
+    menu.addSeparator()
+    menu.addAction(dock.toggleViewAction())
+    window.review = ws
+    window.review_dock = dock
+    return ws
+
+
+def float_large(dock: QDockWidget, window) -> None:
+    """Float the dock in a window large enough for the adjudication view's four panes
+    (the dock's title-bar button docks it back)."""
+    dock.setFloating(True)
+    size = window.size()
+    dock.resize(max(1100, size.width() * 3 // 4), max(800, size.height() * 9 // 10))
+    dock.move(window.geometry().center() - dock.rect().center())
+
+
+def show_item(window, item_id: int) -> None:
+    """Select ``item_id`` in the table when it is near the current row; else show it directly."""
+    start = max(0, window.current_row())
+    for row in range(start, min(window.model.rowCount(), start + NEARBY_ROWS)):
+        if window.model.item_id(row) == item_id:
+            window.select_row(row)
+            return
+    for row in range(0, min(start, NEARBY_ROWS)):  # the queue wraps around to the start
+        if window.model.item_id(row) == item_id:
+            window.select_row(row)
+            return
+    window.item_view.show_item(item_id)
+    window.statusBar().showMessage("The item is not near the current row in the table (or is filtered out); "
+                                   "it is shown without moving the selection.", 6000)

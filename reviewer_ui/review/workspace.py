@@ -1,0 +1,133 @@
+"""The review workspace: the review panels in tabs, for the main window to host
+in a dock. The host feeds it the item it shows (``show_item(ItemDetail)``) and
+the dataset; it asks the host to show another item through ``navigate``.
+
+Tabs: Annotate (annotation panel over my queues), Adjudicate, Release. Panels
+that are not visible are updated when their tab is opened, so annotating never
+waits on adjudication or release queries.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QWidget
+
+from reviewer_ui.review.adjudication_view import AdjudicationPanel
+from reviewer_ui.review.annotation_panel import AnnotationPanel
+from reviewer_ui.review.identity_dialog import IdentityDialog
+from reviewer_ui.review.queue_panel import QueuePanel
+from reviewer_ui.review.release_panel import ReleasePanel
+from reviewer_ui.review.session import ReviewSession
+
+QUEUE_REFRESH_DELAY_MS = 400  # saves come in bursts while annotating; count once they pause
+
+
+class ReviewWorkspace(QTabWidget):
+    navigate = Signal(int)  # the host should show this item
+
+    def __init__(self, store, runner=None, settings: QSettings | None = None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.session = ReviewSession(store, settings, self)
+        self.annotation = AnnotationPanel(self.session)
+        self.queues = QueuePanel(self.session, runner)
+        self.adjudication = AdjudicationPanel(self.session)
+        self.release = ReleasePanel(self.session, runner)
+        self.dataset_id: int | None = None
+        self.detail = None
+        self._stale_tabs: set[QWidget] = set()
+
+        annotate_tab = QSplitter(Qt.Orientation.Vertical)
+        # The panel keeps its natural height and scrolls in a short dock, rather than squeezing its rows.
+        scroller = QScrollArea()
+        scroller.setWidgetResizable(True)
+        scroller.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroller.setWidget(self.annotation)
+        annotate_tab.addWidget(scroller)
+        annotate_tab.addWidget(self.queues)
+        annotate_tab.setChildrenCollapsible(False)
+        annotate_tab.setStretchFactor(0, 3)
+        annotate_tab.setStretchFactor(1, 1)
+        self.annotate_tab = annotate_tab
+        self.addTab(annotate_tab, "Annotate")
+        self.addTab(self.adjudication, "Adjudicate")
+        self.addTab(self.release, "Release")
+        self.currentChanged.connect(self._tab_shown)
+
+        self._queue_timer = QTimer(self, singleShot=True, interval=QUEUE_REFRESH_DELAY_MS)
+        self._queue_timer.timeout.connect(self.queues.refresh)
+        self.annotation.navigate.connect(self.navigate)
+        self.annotation.saved.connect(lambda _v: self._changed())
+        self.queues.navigate.connect(self._go_annotate)
+        self.queues.adjudicate_requested.connect(self._go_adjudicate)
+        self.adjudication.settled.connect(lambda _v: self._changed())
+
+        self.identity_action = QAction("Identity…", self)
+        self.identity_action.setToolTip("Who you are while reviewing, and your role")
+        self.identity_action.triggered.connect(self.edit_identity)
+        self.next_action = QAction("Next item I have not annotated", self)
+        self.next_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
+        self.next_action.triggered.connect(self.queues.next_unannotated)
+        self.adjudicate_action = QAction("Adjudication queue", self)
+        self.adjudicate_action.triggered.connect(lambda: self.setCurrentWidget(self.annotate_tab))
+        self.export_action = QAction("Export Gold…", self)
+        self.export_action.triggered.connect(self._export)
+
+    def actions_for_menu(self) -> list[QAction]:
+        """The actions a host puts in its Review menu."""
+        return [self.identity_action, self.next_action, self.adjudicate_action, self.export_action]
+
+    # -- input from the host ---------------------------------------------------------------
+
+    def set_dataset(self, dataset_id: int | None) -> None:
+        if dataset_id == self.dataset_id:
+            return
+        self.dataset_id = dataset_id
+        self.queues.set_dataset(dataset_id)
+        self._stale_tabs.add(self.release)
+
+    def show_item(self, detail) -> None:
+        """Show ``detail`` (a store ItemDetail, e.g. the item view's ``loaded`` bundle's detail)."""
+        self.detail = detail
+        if detail is not None:
+            self.set_dataset(detail.dataset_id)
+            self.queues.set_position(detail.position)
+        self.annotation.show_item(detail)
+        if self.currentWidget() is self.adjudication:
+            self.adjudication.show_item(detail)
+        else:
+            self._stale_tabs.add(self.adjudication)
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _changed(self) -> None:
+        self._queue_timer.start()
+        self._stale_tabs.add(self.release)
+        if self.currentWidget() is not self.adjudication:
+            self._stale_tabs.add(self.adjudication)
+
+    def _tab_shown(self, _index: int) -> None:
+        w = self.currentWidget()
+        if w not in self._stale_tabs:
+            return
+        self._stale_tabs.discard(w)
+        if w is self.adjudication and self.detail is not None:
+            self.adjudication.show_item(self.detail)
+        elif w is self.release:
+            self.release.set_dataset(self.dataset_id)  # counts again
+
+    def _go_annotate(self, item_id: int) -> None:
+        self.setCurrentWidget(self.annotate_tab)
+        self.navigate.emit(item_id)
+
+    def _go_adjudicate(self, item_id: int) -> None:
+        self._stale_tabs.discard(self.adjudication)  # the item comes back through show_item
+        self.setCurrentWidget(self.adjudication)
+        self.navigate.emit(item_id)
+
+    def _export(self) -> None:
+        self.setCurrentWidget(self.release)
+        self.release.choose_export()
+
+    def edit_identity(self) -> bool:
+        return IdentityDialog(self.session, self).exec() == IdentityDialog.DialogCode.Accepted

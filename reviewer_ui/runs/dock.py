@@ -1,0 +1,87 @@
+"""Hosting the Runs panel in the main window: ``install(window)``.
+
+Adds a "Runs" dock (ui.runs.panel.RunsPanel) and a Runs menu, follows the
+window's dataset, refreshes the window's run list and the item table's Score
+column after scoring or a rerun, selects items the panel asks for, and
+re-scores items when the review workspace fixes or settles their gold.
+The main window only calls ``install``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QDockWidget
+
+from reviewer_ui.review.dock import show_item
+from reviewer_ui.runs.panel import RunsPanel
+
+DATASET_JOB = "dataset"  # the window's job that loads a dataset's runs (reviewer_ui/main_window.py)
+
+
+def install(window) -> RunsPanel:
+    """Add the Runs dock and menu to ``window`` (a ui.main_window.MainWindow)."""
+    panel = RunsPanel(window.store, window.runner, window.settings, window,
+                      current_query=lambda: window.model.query())
+    dock = QDockWidget("Runs", window)
+    dock.setObjectName("runsDock")
+    dock.setWidget(panel)
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    review_dock = getattr(window, "review_dock", None)
+    if review_dock is not None:
+        window.tabifyDockWidget(review_dock, dock)
+        review_dock.raise_()
+
+    # The window loads a dataset's runs in its "dataset" job; follow it, so the panel
+    # shows the same dataset whichever way it was chosen.
+    def watch(job) -> None:
+        if job.key == DATASET_JOB:
+            job.finished.connect(lambda _result: panel.set_dataset(window.current_dataset()))
+
+    window.runner.started.connect(watch)
+    panel.scores_changed.connect(lambda run_ids: _refresh_score_column(window, run_ids))
+    panel.runs_changed.connect(lambda: _refresh_runs(window))
+    panel.show_item.connect(lambda item_id: show_item(window, item_id))
+    review = getattr(window, "review", None)
+    if review is not None:
+        review.annotation.saved.connect(lambda view: _on_annotation(panel, view))
+        review.adjudication.settled.connect(lambda view: panel.gold_changed(view.item_id))
+
+    menu = window.menuBar().addMenu("R&uns")
+    for text, slot in (("Score selected runs", lambda: panel.score_selected()),
+                       ("Rerun a model…", lambda: panel.open_rerun_dialog()),
+                       ("Retry failed outputs of the selected run", panel.retry_errors),
+                       ("Cancel scoring or rerun", panel.cancel)):
+        action = QAction(text, window)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+    menu.addSeparator()
+    menu.addAction(dock.toggleViewAction())
+    window.runs_panel = panel
+    window.runs_dock = dock
+    return panel
+
+
+def _on_annotation(panel: RunsPanel, view) -> None:
+    # A Fix changes the item's gold at once when both annotators agree on it
+    # (automatic resolution); any other verdict leaves the gold as it was.
+    if view.draft.verdict == "fix":
+        panel.gold_changed(view.item_id)
+
+
+def _refresh_score_column(window, run_ids: list[int]) -> None:
+    """Reload the item table's Score column (in the filter bar's mode) when it shows one of these runs."""
+    run_id = window.current_run_id()
+    if run_id is not None and run_id in run_ids:
+        window.load_scores()
+
+
+def _refresh_runs(window) -> None:
+    """Reload the window's run picker (a rerun may have made a run or added outputs)."""
+    # The window's own loader, so both stay the same (imported here: main_window imports this module).
+    from reviewer_ui.main_window import _dataset_state
+
+    ds = window.current_dataset()
+    if ds is not None:
+        window.runner.start(DATASET_JOB, _dataset_state, window.store, ds.id,
+                            on_result=window._set_dataset_state, on_error=window._job_error)

@@ -1,0 +1,234 @@
+"""Side-by-side JSON diff: two aligned LineViews, a change list, navigation.
+
+The diff itself is computed on a worker (ui.diffdoc.build_diff through the
+job runner, key ``diff:<owner>``); this widget only shows a DiffResult.
+Navigation: F8 / Shift+F8 (or the arrow buttons) go to the next / previous
+change; "Differences only" folds long runs of equal lines.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from reviewer.jsondiff import count_by_kind, render_path
+from reviewer_ui.diffdoc import DiffResult, build_diff
+from reviewer_ui.disposal import dispose
+from reviewer_ui.widgets.line_view import LineView
+
+MAX_LISTED = 5000  # a change list longer than this is cut (the panes still show every change)
+# A replaced diff is taken apart on a worker (ui.disposal) this long after the new one
+# arrived: started at once, that pure-Python job competes for the GIL with the first
+# paints of the new diff and made them 5-10 times slower (bench/viewer_bench.py).
+RETIRE_AFTER_MS = 300
+
+
+class DiffView(QWidget):
+    """Shows gold (left) against another value (right)."""
+
+    current_changed = Signal(int)  # index of the current change, -1 for none
+    ready = Signal()  # a diff result is shown
+
+    def __init__(self, runner, key: str = "diff", parent=None):
+        super().__init__(parent)
+        self.runner = runner
+        self.key = key
+        self.result: DiffResult | None = None
+        self._rows: list[int | None] | None = None  # view row -> aligned row in "differences only"
+        self._current = -1
+        self._retired: list[DiffResult] = []  # replaced results waiting for RETIRE_AFTER_MS
+        self._retire_timer = QTimer(self, singleShot=True, interval=RETIRE_AFTER_MS)
+        self._retire_timer.timeout.connect(self._dispose_retired)
+
+        self.title_left = QLabel("Gold")
+        self.title_right = QLabel("Output")
+        for label in (self.title_left, self.title_right):
+            label.setObjectName("sectionTitle")
+        self.summary = QLabel("")
+        self.summary.setObjectName("muted")
+        self.path = QLabel("")  # JSON path of the clicked line
+        self.path.setObjectName("muted")
+        self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.only_diffs = QCheckBox("Differences only")
+        self.only_diffs.toggled.connect(self._show_docs)
+        self.prev_button = QToolButton(text="▲", toolTip="Previous change (Shift+F8)")
+        self.next_button = QToolButton(text="▼", toolTip="Next change (F8)")
+        self.prev_button.clicked.connect(self.previous_change)
+        self.next_button.clicked.connect(self.next_change)
+
+        self.left = LineView()
+        self.right = LineView()
+        self.left.verticalScrollBar().valueChanged.connect(self.right.verticalScrollBar().setValue)
+        self.right.verticalScrollBar().valueChanged.connect(self.left.verticalScrollBar().setValue)
+        self.left.horizontalScrollBar().valueChanged.connect(self.right.horizontalScrollBar().setValue)
+        self.right.horizontalScrollBar().valueChanged.connect(self.left.horizontalScrollBar().setValue)
+
+        self.left.line_clicked.connect(lambda row: self._show_path(row, "left"))
+        self.right.line_clicked.connect(lambda row: self._show_path(row, "right"))
+
+        self.changes = QListWidget()
+        self.changes.setUniformItemSizes(True)
+        self.changes.currentRowChanged.connect(self.go_to_change)
+
+        bar = QHBoxLayout()
+        bar.addWidget(self.summary, 1)
+        bar.addWidget(self.path)
+        bar.addWidget(self.only_diffs)
+        bar.addWidget(self.prev_button)
+        bar.addWidget(self.next_button)
+
+        panes = QWidget()
+        grid = QHBoxLayout(panes)
+        grid.setContentsMargins(0, 0, 0, 0)
+        for title, view in ((self.title_left, self.left), (self.title_right, self.right)):
+            col = QVBoxLayout()
+            col.addWidget(title)
+            col.addWidget(view, 1)
+            grid.addLayout(col, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("diffSplitter")
+        self.splitter.addWidget(panes)
+        self.splitter.addWidget(self.changes)
+        self.splitter.setStretchFactor(0, 4)
+        self.splitter.setStretchFactor(1, 1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.splitter, 1)
+
+        for keys, slot in (("F8", self.next_change), ("Shift+F8", self.previous_change)):
+            sc = QShortcut(QKeySequence(keys), self, slot)
+            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+
+    # -- input --------------------------------------------------------------------
+
+    def compare(self, left: Any, right: Any, left_title: str = "Gold", right_title: str = "Output") -> None:
+        """Diff two JSON values on a worker; the view updates when it is done."""
+        self.title_left.setText(left_title)
+        self.title_right.setText(right_title)
+        self.summary.setText("comparing…")
+        self.runner.start(self.key, build_diff, left, right, on_result=self.set_result,
+                          on_error=lambda exc, _tb: self.summary.setText(f"cannot compare: {exc}"))
+
+    def clear(self, message: str = "") -> None:
+        self.runner.cancel(self.key)
+        dispose(self.runner, self.result)
+        self.result = None
+        self._current = -1
+        self.left.set_lines([])
+        self.right.set_lines([])
+        self.changes.clear()
+        self.summary.setText(message)
+
+    def set_result(self, result: DiffResult) -> None:
+        if self.result is not None:
+            self._retired.append(self.result)
+            self._retire_timer.start()
+        self.result = result
+        self._current = -1
+        self.path.setText("")
+        counts = count_by_kind(result.changes)
+        if result.changes:
+            parts = [f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items() if n]
+            n = len(result.changes)
+            self.summary.setText(f"{n} difference{'s' if n != 1 else ''}: " + ", ".join(parts))
+        else:
+            self.summary.setText("identical")
+        self.changes.blockSignals(True)
+        self.changes.clear()
+        for change in result.changes[:MAX_LISTED]:
+            QListWidgetItem(change.describe(), self.changes)
+        if len(result.changes) > MAX_LISTED:
+            QListWidgetItem(f"… {len(result.changes) - MAX_LISTED} more (see the panes)", self.changes)
+        self.changes.blockSignals(False)
+        self._show_docs()
+        self.ready.emit()
+
+    def _dispose_retired(self) -> None:
+        retired, self._retired = self._retired, []
+        dispose(self.runner, retired)  # a big diff freed at once would stall the GUI
+
+    # -- navigation ---------------------------------------------------------------
+
+    @property
+    def current_change(self) -> int:
+        return self._current
+
+    def next_change(self) -> None:
+        if self.result and self.result.changes:
+            self.go_to_change(min(len(self.result.changes) - 1, self._current + 1))
+
+    def previous_change(self) -> None:
+        if self.result and self.result.changes:
+            self.go_to_change(max(0, self._current - 1))
+
+    def go_to_change(self, index: int) -> None:
+        if self.result is None or not 0 <= index < len(self.result.changes):
+            return
+        self._current = index
+        if index < MAX_LISTED and self.changes.currentRow() != index:
+            self.changes.blockSignals(True)
+            self.changes.setCurrentRow(index)
+            self.changes.blockSignals(False)
+        row = self.view_row(self.result.change_rows[index])
+        self.left.set_current_line(row)
+        self.right.set_current_line(row)
+        self.current_changed.emit(index)
+
+    def path_at(self, view_row: int, side: str = "left") -> str | None:
+        """The JSON path of the node shown on a row of one pane (None on a filler or fold)."""
+        if self.result is None:
+            return None
+        row = view_row if self._rows is None else (self._rows[view_row] if view_row < len(self._rows) else None)
+        if row is None:
+            return None
+        aligned = self.result.aligned
+        path = aligned.left_path(row) if side == "left" else aligned.right_path(row)
+        return None if path is None else render_path(path)
+
+    def _show_path(self, view_row: int, side: str) -> None:
+        path = self.path_at(view_row, side)
+        self.path.setText(f"{'gold' if side == 'left' else 'output'}: {path}" if path else "")
+
+    def view_row(self, aligned_row: int | None) -> int | None:
+        """Where an aligned row is shown (differs in "differences only" mode)."""
+        if aligned_row is None or self._rows is None:
+            return aligned_row
+        try:
+            return self._rows.index(aligned_row)
+        except ValueError:
+            return None
+
+    # -- display ------------------------------------------------------------------
+
+    def _show_docs(self) -> None:
+        if self.result is None:
+            return
+        if self.only_diffs.isChecked():
+            left, right, self._rows = self.result.differences_only()
+        else:
+            left, right, self._rows = self.result.left, self.result.right, None
+        self.left.set_document(left)
+        self.right.set_document(right)
+        for pane in (self.left, self.right):
+            # A scroll area shows or hides its scroll bars in a queued call; run it now, so
+            # the new document is painted once, at its final size, instead of a second full
+            # paint landing on whatever comes next (it doubled the stall of the next diff).
+            QCoreApplication.sendPostedEvents(pane)
+        if self._current >= 0:
+            self.go_to_change(self._current)

@@ -1,0 +1,139 @@
+"""The item view: a header naming the item, then the layout of its kind.
+
+Loading runs on the job runner (key ``item``): selecting another item while one
+loads cancels the first, so fast keyboard navigation never queues work.
+Layouts are created once per kind and kept (switching kinds is instant).
+"""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
+
+from reviewer_ui.disposal import dispose
+from reviewer_ui.itemprep import ItemBundle, load_item
+from reviewer_ui.views.kinds import KindLayout, layout_class
+
+
+class ItemView(QWidget):
+    loaded = Signal(object)  # ItemBundle, once shown
+    load_failed = Signal(str)
+
+    def __init__(self, store, runner, parent=None):
+        super().__init__(parent)
+        self.store = store
+        self.runner = runner
+        self.run_id: int | None = None
+        self.bundle: ItemBundle | None = None
+        self.layouts: dict[str, KindLayout] = {}
+
+        self.title = QLabel("No item selected")
+        self.title.setObjectName("heading")
+        self.facts = QLabel("")
+        self.facts.setObjectName("muted")
+        self.facts.setWordWrap(True)
+        self.facts.setTextFormat(self.facts.textFormat().RichText)
+        self.state = QLabel("")
+        self.state.setObjectName("muted")
+        # Each run's score of this item; the tooltip carries the scorer's notes (what a
+        # generated program returned, which quirk applied, which node failed the schema).
+        self.scores = QLabel("")
+        self.scores.setWordWrap(True)
+        self.scores.setTextFormat(self.scores.textFormat().RichText)
+        head = QHBoxLayout()
+        head.addWidget(self.title)
+        head.addStretch(1)
+        head.addWidget(self.state)
+        self.stack = QStackedWidget()
+        self.placeholder = QLabel("Pick a dataset, then an item in the table (J/K move through the items).")
+        self.placeholder.setObjectName("muted")
+        self.stack.addWidget(self.placeholder)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.addLayout(head)
+        layout.addWidget(self.facts)
+        layout.addWidget(self.scores)
+        layout.addWidget(self.stack, 1)
+
+    def show_item(self, item_id: int | None) -> None:
+        if item_id is None:
+            self.runner.cancel("item")
+            self.bundle = None
+            self.title.setText("No item selected")
+            self.facts.setText("")
+            self._show_scores([])
+            self.state.setText("")
+            self.stack.setCurrentWidget(self.placeholder)
+            return
+        self.state.setText("loading…")
+        self.runner.start("item", load_item, self.store, item_id, on_result=self._show, on_error=self._failed)
+
+    def set_run(self, run_id: int | None) -> None:
+        self.run_id = run_id
+        layout = self.current_layout()
+        if layout is not None:
+            layout.select_run(run_id)
+
+    def refresh(self) -> None:
+        """Show the current item again (after a theme change)."""
+        if self.bundle is not None:
+            self._show(self.bundle)
+
+    def current_layout(self) -> KindLayout | None:
+        w = self.stack.currentWidget()
+        return w if isinstance(w, KindLayout) else None
+
+    def _show_scores(self, scores) -> None:
+        """One entry per run and mode: ✓/✗ and the headline value; notes in the tooltip."""
+        if not scores:
+            self.scores.setText("")
+            self.scores.setToolTip("")
+            self.scores.setVisible(False)
+            return
+        parts, tips = [], []
+        for s in scores:
+            if s.replication:
+                continue
+            mark = "–" if s.skipped or s.passed is None else ("✓" if s.passed else "✗")
+            value = "" if s.value is None else f" {s.value:.2f}"
+            parts.append(f"{html.escape(s.run)} <b>{mark}</b>{value} <span style='color:gray'>{s.mode}</span>")
+            tips.append(f"<b>{html.escape(s.run)} ({s.mode}, {html.escape(s.scorer)})</b><br>"
+                        + "<br>".join(html.escape(n) for n in s.notes[:6]))
+        self.scores.setText("Scores: " + " · ".join(parts))
+        self.scores.setToolTip("<br><br>".join(tips))
+        self.scores.setVisible(True)
+
+    def _failed(self, exc: BaseException, _trace: str) -> None:
+        self.state.setText(f"could not load the item: {exc}")
+        self.load_failed.emit(str(exc))
+
+    def _show(self, bundle: ItemBundle) -> None:
+        previous, self.bundle = self.bundle, bundle
+        d = bundle.detail
+        self.title.setText(f"{d.record_id}")
+        facts = [f"<b>{html.escape(d.kind)}</b>"]
+        for label, value in (("category", d.category), ("difficulty", d.difficulty), ("depth", d.depth),
+                             ("domain", d.domain)):
+            if value not in (None, ""):
+                facts.append(f"{label}: {html.escape(str(value))}")
+        if d.gold_edited:
+            facts.append("<b>gold edited</b>")
+        where = d.source_file + (f":{d.source_line}" if d.source_line else "") if d.source_file else None
+        facts.append(f"dataset {html.escape(d.dataset)}" + (f" · {html.escape(where)}" if where else ""))
+        facts.append(f"{len(bundle.outputs)} output(s)")
+        self.facts.setText(" · ".join(facts))
+        self._show_scores(bundle.scores)
+        self.state.setText("")
+        layout = self.layouts.get(d.kind)
+        if layout is None:
+            layout = layout_class(d.kind)(self.runner)
+            self.layouts[d.kind] = layout
+            self.stack.addWidget(layout)
+        layout.show_item(bundle, self.run_id)
+        self.stack.setCurrentWidget(layout)
+        if previous is not bundle:
+            dispose(self.runner, previous)  # a parsed 5 MB response freed at once stalls the GUI
+        del previous
+        self.loaded.emit(bundle)

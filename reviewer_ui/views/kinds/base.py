@@ -1,0 +1,111 @@
+"""The frame every item layout shares: the kind's own panes on the left, and on
+the right tabs with the selected run's output and the gold-vs-output diff.
+
+Subclasses implement ``build_left`` / ``fill_left`` and may add tabs before
+the shared ones (``extra_tabs`` / ``fill_tabs``). The diff is computed only
+while its tab is visible, on the job runner (key ``diff:<kind>``).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from reviewer_ui.itemprep import ItemBundle, PreparedOutput
+from reviewer_ui.textdoc import value_document
+from reviewer_ui.views.diff_view import DiffView
+from reviewer_ui.views.panes import OutputsPane, TextPane, section
+from reviewer_ui.widgets.line_view import LineView
+
+
+class KindLayout(QWidget):
+    kind = ""
+    has_gold_diff = True
+
+    def __init__(self, runner, parent=None):
+        super().__init__(parent)
+        self.runner = runner
+        self.bundle: ItemBundle | None = None
+        self._diff_for: tuple | None = None
+        self.outputs = OutputsPane()
+        self.diff = DiffView(runner, key=f"diff:{self.kind or 'item'}")
+        self.tabs = QTabWidget()
+        for widget, title in self.extra_tabs():
+            self.tabs.addTab(widget, title)
+        self.tabs.addTab(self.outputs, "Output")
+        if self.has_gold_diff:
+            self.tabs.addTab(self.diff, "Gold vs output")
+        self.tabs.currentChanged.connect(self._maybe_diff)
+        self.outputs.output_changed.connect(self._on_output)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName(f"layoutSplitter_{self.kind or 'generic'}")
+        self.splitter.addWidget(self.build_left())
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+
+    # -- for subclasses -------------------------------------------------------------
+
+    def build_left(self) -> QWidget:
+        raise NotImplementedError
+
+    def fill_left(self, bundle: ItemBundle) -> None:
+        raise NotImplementedError
+
+    def extra_tabs(self) -> list[tuple[QWidget, str]]:
+        return []
+
+    def fill_tabs(self, bundle: ItemBundle, run_id: int | None) -> None:
+        """Refresh the extra tabs (also called when the selected run changes)."""
+
+    # -- shared -----------------------------------------------------------------------
+
+    def show_item(self, bundle: ItemBundle, run_id: int | None) -> None:
+        self.bundle = bundle
+        self._diff_for = None
+        self.fill_left(bundle)
+        self.outputs.set_outputs(bundle.outputs, run_id)
+        self.fill_tabs(bundle, run_id)
+        self._maybe_diff()
+
+    def select_run(self, run_id: int | None) -> None:
+        if self.bundle is not None:
+            self.outputs.select_run(run_id)
+            self.fill_tabs(self.bundle, run_id)
+
+    def _on_output(self, _p: PreparedOutput | None) -> None:
+        self._maybe_diff()
+
+    def _maybe_diff(self, *_args) -> None:
+        if not self.has_gold_diff or self.bundle is None or self.tabs.currentWidget() is not self.diff:
+            return
+        p = self.outputs.current()
+        key = (self.bundle.detail.id, self.bundle.detail.version, p.output.id if p else None)
+        if key == self._diff_for:
+            return
+        self._diff_for = key
+        if p is None:
+            self.diff.clear("no output to compare with the gold")
+            return
+        title = f"Output of {p.label}" + ("" if p.value_ok else " (no JSON found: raw text)")
+        self.diff.compare(self.bundle.detail.gold, p.value, "Gold", title)
+
+
+class GenericLayout(KindLayout):
+    """For kinds without a layout of their own: question and gold."""
+
+    def build_left(self) -> QWidget:
+        self.question = TextPane()
+        self.gold = LineView()
+        box = QSplitter(Qt.Orientation.Vertical)
+        box.addWidget(section("Question", self.question))
+        box.addWidget(section("Gold", self.gold))
+        return box
+
+    def fill_left(self, bundle: ItemBundle) -> None:
+        self.question.set_text(bundle.detail.question)
+        self.gold.set_document(value_document(bundle.detail.gold))

@@ -1,0 +1,138 @@
+"""Small building blocks of the item layouts: titled sections, wrapped text and
+the outputs pane (one run's output at a time)."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from reviewer_ui.itemprep import PreparedOutput
+from reviewer_ui.textdoc import LineDocument
+from reviewer_ui.widgets.line_view import LineView
+
+
+def section(title: str, widget: QWidget, *extra: QWidget) -> QWidget:
+    """``widget`` under a bold title; ``extra`` widgets go right of the title."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(2, 2, 2, 2)
+    layout.setSpacing(2)
+    head = QHBoxLayout()
+    label = QLabel(title)
+    label.setObjectName("sectionTitle")
+    head.addWidget(label)
+    head.addStretch(1)
+    for w in extra:
+        head.addWidget(w)
+    layout.addLayout(head)
+    layout.addWidget(widget, 1)
+    return box
+
+
+class TextPane(QTextBrowser):
+    """Read-only wrapped text (questions, tasks, source documents)."""
+
+    def __init__(self, parent=None, max_height: int | None = None):
+        super().__init__(parent)
+        self.setOpenExternalLinks(False)
+        self.setReadOnly(True)
+        if max_height:
+            self.setMaximumHeight(max_height)
+            self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+
+    def set_text(self, text: str | None, empty: str = "—") -> None:
+        self.setPlainText(text if text else empty)
+
+
+class OutputsPane(QWidget):
+    """One output of the item at a time, chosen by run; shows the model's text
+    (Python highlighted for code answers), the benchmark's prediction, status and extras."""
+
+    output_changed = Signal(object)  # PreparedOutput or None
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.outputs: list[PreparedOutput] = []
+        self.picker = QComboBox()
+        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.picker.currentIndexChanged.connect(self._on_pick)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.RichText)
+        self.text = LineView()
+        self.prediction = LineView()
+        self.extra = LineView()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.text, "Model text")
+        self.tabs.addTab(self.prediction, "Prediction")
+        self.tabs.addTab(self.extra, "Details")
+        head = QHBoxLayout()
+        title = QLabel("Output of")
+        title.setObjectName("sectionTitle")
+        head.addWidget(title)
+        head.addWidget(self.picker)
+        head.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(2, 2, 2, 2)
+        layout.addLayout(head)
+        layout.addWidget(self.status)
+        layout.addWidget(self.tabs, 1)
+
+    def set_outputs(self, outputs: list[PreparedOutput], run_id: int | None) -> None:
+        self.outputs = outputs
+        self.picker.blockSignals(True)
+        self.picker.clear()
+        for p in outputs:
+            self.picker.addItem(p.label)
+        self.picker.setEnabled(bool(outputs))
+        index = next((i for i, p in enumerate(outputs) if p.output.run_id == run_id), 0)
+        self.picker.setCurrentIndex(index if outputs else -1)
+        self.picker.blockSignals(False)
+        self._on_pick(index if outputs else -1)
+
+    def select_run(self, run_id: int | None) -> None:
+        for i, p in enumerate(self.outputs):
+            if p.output.run_id == run_id:
+                self.picker.setCurrentIndex(i)
+                return
+
+    def current(self) -> PreparedOutput | None:
+        i = self.picker.currentIndex()
+        return self.outputs[i] if 0 <= i < len(self.outputs) else None
+
+    def _on_pick(self, index: int) -> None:
+        p = self.current()
+        if p is None:
+            self.status.setText("<i>No model output for this item. Import a run or rerun a model.</i>")
+            for view in (self.text, self.prediction, self.extra):
+                view.set_document(LineDocument([]))
+            self.output_changed.emit(None)
+            return
+        o = p.output
+        facts = [f"<b>{html.escape(o.status)}</b>"]
+        if o.error:
+            facts.append(f"error: {html.escape(o.error[:300])}")
+        if o.latency_ms is not None:
+            facts.append(f"{o.latency_ms:.0f} ms")
+        if o.prompt_tokens is not None or o.completion_tokens is not None:
+            facts.append(f"tokens {o.prompt_tokens or 0} in / {o.completion_tokens or 0} out")
+        if not p.value_ok:
+            facts.append("<i>no answer could be read from the text</i>")
+        self.status.setText(" · ".join(facts))
+        self.text.set_document(p.text)
+        self.prediction.set_document(p.prediction or LineDocument([], banner="no separate prediction"))
+        self.extra.set_document(p.extra or LineDocument([], banner="no other fields"))
+        self.tabs.setTabEnabled(1, p.prediction is not None)
+        self.tabs.setTabEnabled(2, p.extra is not None)
+        self.output_changed.emit(p)
