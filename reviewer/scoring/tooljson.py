@@ -5,25 +5,45 @@ Per record it reports ``exact_match`` (the metric named by
 (the raw substring test, as stored per record by the official evaluation) and
 ``contains_or_exact`` (what the official aggregation reports as "contains").
 
-Faithful-mode quirks, reproduced on purpose:
+Faithful mode follows the official ``evals.py`` and ``qa_evaluation.py``
+(LongFuncEval/toolJSONprocessing @ 2662547b) branch by branch; the metric
+functions and their quirks are in reviewer.scoring.tooljson_metrics:
 
 * **str-only**: every metric is False unless gold and prediction are both
   ``str``; a code output ``8`` against gold ``"8"`` fails.
+* **signs and exponents**: approx_number_match reads prediction numbers
+  without sign and exponent ("-19" matches gold "19"; "0.90e1" is 0.90).
 * **comma numbers**: approx_number_match reads "1,234" as the numbers 1 and 234.
 * **strict tolerance**: approx_number_match needs ``abs(p - g) < 1``; 1 vs 2 fails.
-* **gold without a number**: the original raises and the run stops; here the
-  record scores False with a note saying so.
+* **gold without a number**: the original raises (when the prediction has a
+  number) and the run stops; here the record scores False with a note saying so.
+* **list match side effect**: unordered_list_str_match shortens the prediction
+  by one trailing "." before ``contains`` reads it.
+* **metric by substring**: the metric is chosen by substring test on its name;
+  a name matching none gives exact_match None.
+* **stored predictions**: a record of an official prediction file (it carries
+  ``code_exec_status``) is scored on its ``predicted_answer`` as stored; a None
+  prediction scores False everywhere even when the output holds code.
 * **dropping rule**: a record whose predicted_answer and model_output are both
   None is dropped before averaging (``skipped=True``). The string "None" (as
   some qa_pairs files store it) is a string, so it is not dropped.
-* **code generation**: the prediction of a code setup is the return value of
-  the model's function run on the tool response, or the string
-  "Code execution error". The original runs it in-process; here it runs in
-  ``reviewer.sandbox``.
+* **code generation** (outputs of the app's own reruns): the prediction of a
+  code setup is the return value of the model's function run on the tool
+  response, or the string "Code execution error". The original runs it
+  in-process; here it runs in ``reviewer.sandbox``.
 
-Fixed mode changes: non-string predictions are read as text (8 -> "8",
-8.0 -> "8", lists joined with ", "); numbers may carry thousands separators;
-a prediction "None"/"" stored as a string counts as missing for the dropping rule.
+Per record, besides the three accuracies: ``code_exec_passed`` (the official
+aggregation's test ``code_exec_status != "Code execution error"``, so direct
+setups count as passed), ``hallucination`` (reviewer.scoring.tooljson_hallucination;
+None where undecidable without the embedding model) and ``context_exceeded``.
+
+Fixed mode changes (named in each score's notes and in
+``tooljson_metrics.FIXED_MODE_DIFFERENCES``): signs, exponents and thousands
+separators are kept; non-string predictions are read as text (8 -> "8", 8.0 ->
+"8", lists joined with ", "); plain numbers compare as numbers; no list-match
+side effect; a gold without a number is False; a prediction "None"/"" stored as
+a string counts as missing; a prediction file's code is run when it has no
+predicted_answer.
 """
 
 from __future__ import annotations
@@ -35,12 +55,14 @@ from collections import defaultdict
 from typing import Any
 
 from reviewer.sandbox import Limits, SandboxResult, run_many, run_python
+from reviewer.scoring import tooljson_hallucination as h
 from reviewer.scoring import tooljson_metrics as m
 from reviewer.scoring.judge import ChatFn, judge
 from reviewer.scoring.base import Mode, ScoreResult, ScoringItem, ScoringOutput
 from reviewer.scoring.registry import register_scorer
 
 CODE_EXECUTION_ERROR = "Code execution error"
+CONTEXT_EXCEEDED = "context length exceeded"  # qa_inference.py's predicted_answer when the prompt is too long
 _PYTHON_FENCE = re.compile(r"```python\s*\n?(.*?)(?:```|$)", re.DOTALL)
 _FIRST_DEF = re.compile(r"^def\s+([A-Za-z_]\w*)\s*\(", re.MULTILINE)
 
@@ -107,6 +129,16 @@ def _is_code_setup(output: ScoringOutput) -> bool:
     return "code_generation" in str(output.extra.get("setup_type") or "")
 
 
+def _from_prediction_file(output: ScoringOutput) -> bool:
+    """An output read from an official prediction file: inference already ran the code and stored its result."""
+    return "code_exec_status" in output.extra
+
+
+def _stored_prediction_only(output: ScoringOutput, mode: Mode) -> bool:
+    """Faithful scoring of a prediction file reads predicted_answer as stored and runs nothing."""
+    return mode == "faithful" and _from_prediction_file(output)
+
+
 def _missing(value: Any, mode: Mode) -> bool:
     if value is None:
         return True
@@ -160,7 +192,8 @@ class ToolJsonScorer:
         computed: dict[int, tuple[Any, list[str]]] = {}
         jobs, slots = [], []
         for n, (item, output) in enumerate(pairs):
-            if output.prediction is not None or output.text is None or not _is_code_setup(output):
+            if (output.prediction is not None or output.text is None or not _is_code_setup(output)
+                    or _stored_prediction_only(output, mode)):
                 continue
             if _missing(output.text, mode) and _missing(output.prediction, mode):
                 continue
@@ -185,33 +218,84 @@ class ToolJsonScorer:
                                "exact_match", None, skipped=True,
                                notes=["dropped: predicted_answer and model_output are both None "
                                       "(the official scorer leaves such records out of every average)"])
-        pred, run_notes = computed if computed is not None else self.prediction_of(item, output)
+        if _stored_prediction_only(output, mode):
+            pred, run_notes = output.prediction, []
+            if pred is None and output.text is not None and _is_code_setup(output):
+                run_notes = ["the prediction file has no predicted_answer: officially every metric is False "
+                             "(the code in the output is not run; fixed mode runs it)"]
+        elif computed is not None:
+            pred, run_notes = computed
+        else:
+            pred, run_notes = self.prediction_of(item, output)
         notes += run_notes
         gold = item.gold
+        scored_pred = pred
         if mode == "fixed":
-            pred, gold = m.as_answer_text(pred), m.as_answer_text(gold)
-        exact = found = False
+            exact, found = self._fixed(metric, gold, pred, notes)
+            scored_pred = m.as_answer_text(pred)
+        else:
+            exact, found = self._faithful(metric, gold, pred, notes)
+        notes.insert(0, f"exact_match_metric: {metric}; scored prediction: {scored_pred!r}"[:500])
+        metrics = {"exact_match": exact, "contains": found, "contains_or_exact": bool(exact or found)}
+        metrics.update(self._run_flags(item, output, gold, pred))
+        if self.judge_fn is not None:
+            metrics["llm_as_a_judge"] = judge(self.judge_fn, item.raw.get("question"), gold, scored_pred)
+        return ScoreResult(metrics, "exact_match", bool(exact), notes=notes)
+
+    @staticmethod
+    def _faithful(metric: str | None, gold: Any, pred: Any, notes: list[str]) -> tuple[bool | None, bool]:
+        """calculate_exact_match, then contains on the prediction as the official code leaves it."""
         if not (isinstance(gold, str) and isinstance(pred, str)):
             notes.append(f"str-only quirk: the prediction is {type(pred).__name__} and the gold "
-                         f"{type(gold).__name__}; every metric is False unless both are str"
-                         + (" (fixed mode reads numbers as text)" if mode == "faithful" else ""))
-        elif metric not in m.EXACT_MATCH:
-            notes.append(f"unknown exact_match_metric {metric!r}: exact match not computed")
-            found = m.contains(gold, pred)
-        else:
-            try:
-                exact = (m.fixed_exact_match(metric, gold, pred) if mode == "fixed"
-                         else m.EXACT_MATCH[metric](gold, pred))
-            except m.GoldHasNoNumber as exc:
-                notes.append(f"{exc}: the official scorer raises here and stops; scored False")
-            found = m.contains(gold, pred)
-            if metric == "approx_number_match" and mode == "faithful" and re.search(r"\d,\d{3}", pred):
+                         f"{type(gold).__name__}; every metric is False unless both are str "
+                         "(fixed mode reads numbers as text)")
+        if m.official_metric(metric) is None:
+            notes.append(f"exact_match_metric {metric!r} names no official metric: exact_match is None, as officially")
+        try:
+            exact, pred_for_contains = m.official_exact_match(metric, gold, pred)
+        except m.GoldHasNoNumber as exc:
+            notes.append(f"{exc}: the official scorer raises here (IndexError) and stops; scored False")
+            exact, pred_for_contains = False, pred
+        if pred_for_contains is not pred:
+            notes.append("list-match side effect: the official unordered_list_str_match dropped a trailing '.' "
+                         "from the prediction before contains read it")
+        if isinstance(pred, str) and m.official_metric(metric) == "approx_number_match":
+            if re.search(r"\d,\d{3}", pred):
                 notes.append("comma-number quirk: a number with a thousands separator was read as several numbers")
-        notes.insert(0, f"exact_match_metric: {metric}; scored prediction: {pred!r}"[:500])
-        metrics = {"exact_match": exact, "contains": found, "contains_or_exact": exact or found}
-        if self.judge_fn is not None:
-            metrics["llm_as_a_judge"] = judge(self.judge_fn, item.raw.get("question"), gold, pred)
-        return ScoreResult(metrics, "exact_match", exact, notes=notes)
+            if re.search(r"-\s*\.?\d|\d[eE][-+]?\d", pred):
+                notes.append("sign/exponent quirk: prediction numbers are read without their sign and exponent")
+        return exact, m.contains(gold, pred_for_contains)
+
+    @staticmethod
+    def _fixed(metric: str | None, gold: Any, pred: Any, notes: list[str]) -> tuple[bool, bool]:
+        pred, gold = m.as_answer_text(pred), m.as_answer_text(gold)
+        if not (isinstance(gold, str) and isinstance(pred, str)):
+            notes.append(f"the prediction is {type(pred).__name__} and the gold {type(gold).__name__}: "
+                         "nothing to compare")
+            return False, False
+        found = m.contains(gold, pred)
+        if metric not in m.EXACT_MATCH:
+            notes.append(f"unknown exact_match_metric {metric!r}: exact match not computed")
+            return False, found
+        return m.fixed_exact_match(metric, gold, pred), found
+
+    @staticmethod
+    def _run_flags(item: ScoringItem, output: ScoringOutput, gold: Any, pred: Any) -> dict[str, Any]:
+        """The per-record inputs of the official aggregation: code execution, hallucination, context."""
+        setup = str(output.extra.get("setup_type") or "")
+        if _from_prediction_file(output):
+            status = output.extra.get("code_exec_status")
+        else:
+            status = CODE_EXECUTION_ERROR if _is_code_setup(output) and pred == CODE_EXECUTION_ERROR else ""
+        def response() -> Any:
+            parsed = _response_of(item)
+            return None if isinstance(parsed, _BadResponse) else parsed
+
+        return {
+            "code_exec_passed": status != CODE_EXECUTION_ERROR,
+            "hallucination": h.hallucination(setup, gold, pred, output.text, response),
+            "context_exceeded": pred == CONTEXT_EXCEEDED,
+        }
 
     def aggregate(self, pairs: list[tuple[ScoringItem, ScoreResult]]) -> dict[str, Any]:
         """Accuracy overall, per task type and per endpoint, over records not dropped.

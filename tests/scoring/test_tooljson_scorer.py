@@ -78,10 +78,41 @@ def test_unordered_list(gold, pred, exact):
     ("5", "between 2 and 5.4", True),  # any number in the prediction
     ("1234", "1,234", False),  # comma quirk: read as 1 and 234
     ("0", "about .5 units", True),  # ".5" is a number, as in the original pattern
-    ("1000", "1e3", True),
+    ("1000", "1e3", False),  # the official prediction pattern drops the exponent: 1e3 is read as 1
+    ("19", "-19", True),  # ... and the sign
+    ("1", "-0.5", True),
+    ("9", "0.90e1", False),
+    ("-19", "19", False),  # the gold keeps its sign
 ])
 def test_approx_number_faithful(gold, pred, exact):
     assert score(gold, pred, task_type="AGGREGATION").metrics["exact_match"] is exact
+
+
+@pytest.mark.parametrize("gold,pred,exact", [
+    ("19", "-19", False), ("1", "-0.5", False), ("9", "0.90e1", True), ("1000", "1e3", True),
+    ("-19", "-19", True), ("1234", "1,234", True),
+])
+def test_fixed_mode_keeps_sign_exponent_and_separators(gold, pred, exact):
+    res = score(gold, pred, "fixed", task_type="AGGREGATION")
+    assert res.metrics["exact_match"] is exact
+
+
+def test_stored_none_prediction_with_code_is_false_faithfully():
+    """A prediction file's record with predicted_answer None: the code is not run (officially all False)."""
+    code = "def f(r):\n    return '3'\n"
+    out = ScoringOutput(code, None, {"setup_type": "code_generation", "code_exec_status": "Code execution error"})
+    res = scorer_for("tool_qa").score(item("3"), out)
+    assert (res.metrics["exact_match"], res.metrics["contains"]) == (False, False)
+    assert res.metrics["code_exec_passed"] is False
+    fixed = scorer_for("tool_qa").score(item("3"), out, "fixed")
+    assert fixed.metrics["contains"] is True  # fixed mode runs the code in the sandbox
+
+
+def test_list_match_shortens_the_prediction_contains_reads():
+    # officially unordered_list_str_match drops "." from "abc.." before contains drops another one
+    res = score("abc.", "abc..", task_type="FILTERING")
+    assert res.metrics["contains"] is False
+    assert score("abc.", "abc..", "fixed", task_type="FILTERING").metrics["contains"] is True
 
 
 def test_comma_numbers_are_understood_in_fixed_mode_only():
