@@ -113,7 +113,7 @@ def run_generated_code(text: str, response: Any, limits: Limits | None = None) -
 def metric_name(item: ScoringItem) -> str | None:
     """The record's exact-match metric: payload, then the raw record's metrics, then the task type."""
     name = item.payload.get("exact_match_metric")
-    if not name:
+    if name is None:  # "" is kept: officially a name that names no metric gives exact_match None
         raw_metrics = item.raw.get("metrics")
         if isinstance(raw_metrics, str):  # some qa_pairs files store a Python repr of the dict
             try:
@@ -122,7 +122,16 @@ def metric_name(item: ScoringItem) -> str | None:
                 raw_metrics = None
         if isinstance(raw_metrics, dict):
             name = raw_metrics.get("exact_match_metric")
-    return name or m.METRIC_BY_TASK_TYPE.get((item.category or "").upper())
+    return name if name is not None else m.METRIC_BY_TASK_TYPE.get((item.category or "").upper())
+
+
+def _output_metric(output: ScoringOutput, mode: Mode) -> str | None:
+    """Faithful scoring of a prediction file reads the metric its record names (metrics.exact_match_metric),
+    as qa_evaluation.py does; None when the record names none."""
+    metrics = output.extra.get("metrics")
+    if mode == "faithful" and _from_prediction_file(output) and isinstance(metrics, dict):
+        return metrics.get("exact_match_metric")
+    return None
 
 
 def _is_code_setup(output: ScoringOutput) -> bool:
@@ -212,7 +221,9 @@ class ToolJsonScorer:
               computed: tuple[Any, list[str]] | None = None) -> ScoreResult:
         """Score one output; ``computed`` is a prediction already obtained by ``score_many``."""
         notes: list[str] = []
-        metric = metric_name(item)
+        metric = _output_metric(output, mode)
+        if metric is None:
+            metric = metric_name(item)
         if _missing(output.prediction, mode) and _missing(output.text, mode):
             return ScoreResult({"exact_match": None, "contains": None, "contains_or_exact": None},
                                "exact_match", None, skipped=True,
@@ -234,7 +245,7 @@ class ToolJsonScorer:
             exact, found = self._fixed(metric, gold, pred, notes)
             scored_pred = m.as_answer_text(pred)
         else:
-            exact, found = self._faithful(metric, gold, pred, notes)
+            exact, found, pred = self._faithful(metric, gold, pred, notes)
         notes.insert(0, f"exact_match_metric: {metric}; scored prediction: {scored_pred!r}"[:500])
         metrics = {"exact_match": exact, "contains": found, "contains_or_exact": bool(exact or found)}
         metrics.update(self._run_flags(item, output, gold, pred))
@@ -243,8 +254,10 @@ class ToolJsonScorer:
         return ScoreResult(metrics, "exact_match", bool(exact), notes=notes)
 
     @staticmethod
-    def _faithful(metric: str | None, gold: Any, pred: Any, notes: list[str]) -> tuple[bool | None, bool]:
-        """calculate_exact_match, then contains on the prediction as the official code leaves it."""
+    def _faithful(metric: str | None, gold: Any, pred: Any, notes: list[str]) -> tuple[bool | None, bool, Any]:
+        """calculate_exact_match, then contains on the prediction as the official code leaves it.
+
+        Returns ``(exact_match, contains, prediction as left for the later checks)``."""
         if not (isinstance(gold, str) and isinstance(pred, str)):
             notes.append(f"str-only quirk: the prediction is {type(pred).__name__} and the gold "
                          f"{type(gold).__name__}; every metric is False unless both are str "
@@ -264,7 +277,7 @@ class ToolJsonScorer:
                 notes.append("comma-number quirk: a number with a thousands separator was read as several numbers")
             if re.search(r"-\s*\.?\d|\d[eE][-+]?\d", pred):
                 notes.append("sign/exponent quirk: prediction numbers are read without their sign and exponent")
-        return exact, m.contains(gold, pred_for_contains)
+        return exact, m.contains(gold, pred_for_contains), pred_for_contains
 
     @staticmethod
     def _fixed(metric: str | None, gold: Any, pred: Any, notes: list[str]) -> tuple[bool, bool]:

@@ -80,10 +80,13 @@ def direct_hallucination(gold: Any, pred: Any, response: Callable[[], Any]) -> b
     """The official direct-prompting flag where it is decided without the embedding model, else None."""
     if pred is None:
         return False
+    try:
+        if gold in pred:  # no normalisation, any types: a list prediction holding the gold is False
+            return False
+    except TypeError:  # the official check raises here (e.g. a number gold in a text)
+        return None
     if not (isinstance(gold, str) and isinstance(pred, str)):
-        return None  # the official `gold in pred` raises TypeError here
-    if gold in pred:
-        return False
+        return None  # the official normalize_text raises on a non-string
     predicted = _normalize_text(pred)
     data = response()
     try:
