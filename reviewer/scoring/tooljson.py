@@ -311,31 +311,49 @@ class ToolJsonScorer:
         }
 
     def aggregate(self, pairs: list[tuple[ScoringItem, ScoreResult]]) -> dict[str, Any]:
-        """Accuracy overall, per task type and per endpoint, over records not dropped.
+        """Every aggregate qa_aggregation.py prints, over records not dropped.
 
         Keys: ``overall``, ``by_task_type[type]``, ``by_endpoint[endpoint]``,
-        each ``{"samples", "exact_match", "contains", "llm_as_a_judge"}`` where
-        the metrics are accuracies (contains = contains OR exact match, as the
-        official aggregation reports it) and ``*_total`` the counts; plus
-        ``dropped`` (how many records the dropping rule removed).
+        ``by_endpoint_task_type[endpoint][type]``, each a ``_summary`` (samples;
+        exact_match, contains (= contains OR exact match, as the official
+        aggregation counts it), llm_as_a_judge when a judge ran, code_exec_status
+        (passed executions) and hallucination: ``*_total`` counts and rates);
+        ``dropped`` (records the dropping rule removed); ``count_context_exceeded``;
+        ``official``: the rows of the official workbook (sheet per_endpoint: one
+        row per endpoint; sheet per_model_setup: one row for the run) with the
+        official column names. The official rows count only the task types
+        EXTRACTIVE, FILTERING and AGGREGATION and divide by zero where a type has
+        no record (the script crashes); here such averages are None.
+        ``report_lines`` says the same in a few lines of text.
         """
-        groups: dict[tuple[str, str], list[ScoreResult]] = defaultdict(list)
+        groups: dict[tuple, list[ScoreResult]] = defaultdict(list)
         dropped = 0
         for item, res in pairs:
             if res.skipped:
                 dropped += 1
                 continue
-            groups[("overall", "")].append(res)
-            groups[("by_task_type", item.category or "?")].append(res)
-            groups[("by_endpoint", _endpoint(item))].append(res)
-        out: dict[str, Any] = {"overall": _summary([]), "by_task_type": {}, "by_endpoint": {}, "dropped": dropped}
-        for (level, key), results in groups.items():
-            summary = _summary(results)
-            if level == "overall":
-                out["overall"] = summary
-            else:
-                out[level][key] = summary
+            task_type, endpoint = item.category or "?", _endpoint(item)
+            groups[("overall",)].append(res)
+            groups[("by_task_type", task_type)].append(res)
+            groups[("by_endpoint", endpoint)].append(res)
+            groups[("by_endpoint_task_type", endpoint, task_type)].append(res)
+        out: dict[str, Any] = {"overall": _summary(groups.get(("overall",), [])), "by_task_type": {},
+                               "by_endpoint": {}, "by_endpoint_task_type": {}, "dropped": dropped}
+        for key, results in sorted(groups.items()):
+            if key[0] == "by_endpoint_task_type":
+                out[key[0]].setdefault(key[1], {})[key[2]] = _summary(results)
+            elif key[0] != "overall":
+                out[key[0]][key[1]] = _summary(results)
+        out["count_context_exceeded"] = out["overall"]["context_exceeded_total"]
+        judged = out["overall"]["llm_as_a_judge_total"] is not None
+        endpoint_rows = [_official_endpoint_row(endpoint, by_type, judged)
+                         for endpoint, by_type in out["by_endpoint_task_type"].items()]
+        out["official"] = {"per_endpoint": endpoint_rows, "per_model_setup": _official_model_setup(endpoint_rows, judged)}
+        out["report_lines"] = _report_lines(out)
         return out
+
+
+OFFICIAL_TASK_TYPES = ("EXTRACTIVE", "FILTERING", "AGGREGATION")
 
 
 def _endpoint(item: ScoringItem) -> str:
@@ -345,17 +363,112 @@ def _endpoint(item: ScoringItem) -> str:
     return endpoint or app or "?"
 
 
+def _ratio(total: int | None, n: int) -> float | None:
+    return total / n if total is not None and n else None
+
+
 def _summary(results: list[ScoreResult]) -> dict[str, Any]:
     n = len(results)
-    exact = sum(bool(r.metrics.get("exact_match")) for r in results)
+
+    def count(metric: str, test=bool) -> int | None:
+        """How many results have ``metric`` true; None when no result carries it (e.g. no judge ran)."""
+        values = [r.metrics.get(metric) for r in results if r.metrics.get(metric) is not None]
+        return sum(1 for v in values if test(v)) if values else None
+
+    exact = sum(r.metrics.get("exact_match") is True for r in results)
     found = sum(bool(r.metrics.get("contains_or_exact")) for r in results)
-    judged = [r.metrics.get("llm_as_a_judge") for r in results if r.metrics.get("llm_as_a_judge") is not None]
+    judged = count("llm_as_a_judge")
+    passed = count("code_exec_passed")
+    hallucinated = count("hallucination")
+    decided = sum(r.metrics.get("hallucination") is not None for r in results)
     return {
         "samples": n,
         "exact_match_total": exact,
-        "exact_match": exact / n if n else None,
+        "exact_match": _ratio(exact, n),
         "contains_total": found,
-        "contains": found / n if n else None,
-        "llm_as_a_judge_total": sum(judged) if judged else None,
-        "llm_as_a_judge": sum(judged) / n if judged and n else None,
+        "contains": _ratio(found, n),
+        "llm_as_a_judge_total": judged,
+        "llm_as_a_judge": _ratio(judged, n),
+        "code_exec_status_total": passed,
+        "code_exec_status": _ratio(passed, n),
+        "hallucination_total": hallucinated,
+        "hallucination_decided": decided,
+        "hallucination": _ratio(hallucinated, decided),
+        "context_exceeded_total": count("context_exceeded") or 0,
     }
+
+
+_OFFICIAL_METRICS = (("exact_match", "exact_match_total"), ("contains", "contains_total"),
+                     ("llm_as_a_judge", "llm_as_a_judge_total"), ("code_exec_status", "code_exec_status_total"))
+
+
+def _official_endpoint_row(endpoint: str, by_type: dict[str, dict], judged: bool) -> dict[str, Any]:
+    """One row of the official per_endpoint sheet (aggregate_endpoint of qa_aggregation.py)."""
+    row: dict[str, Any] = {"task": endpoint,
+                           "count_context_exceeded": sum(s["context_exceeded_total"] for s in by_type.values())}
+    totals = {"total_samples": 0, "total_exact_match": 0, "total_contains": 0, "total_llm_as_a_judge": 0}
+    for tt in OFFICIAL_TASK_TYPES:
+        s = by_type.get(tt) or _summary([])
+        n = s["samples"]
+        totals["total_samples"] += n
+        row[f"{tt}_total_samples"] = n
+        for metric, key in _OFFICIAL_METRICS:
+            if metric == "llm_as_a_judge" and not judged:
+                continue
+            total = s[key] or 0
+            row[f"total_{tt}_{metric}_accuracy"] = total
+            row[f"avg_{tt}_{metric}_accuracy"] = _ratio(total, n)
+        totals["total_exact_match"] += s["exact_match_total"]
+        totals["total_contains"] += s["contains_total"]
+        totals["total_llm_as_a_judge"] += s["llm_as_a_judge_total"] or 0
+    row.update(totals)
+    row["avg_exact_match"] = _ratio(totals["total_exact_match"], totals["total_samples"])
+    row["avg_contains"] = _ratio(totals["total_contains"], totals["total_samples"])
+    if judged:
+        row["avg_llm_as_a_judge"] = _ratio(totals["total_llm_as_a_judge"], totals["total_samples"])
+    else:
+        del row["total_llm_as_a_judge"]
+    return row
+
+
+def _official_model_setup(rows: list[dict], judged: bool) -> dict[str, Any]:
+    """The official per_model_setup row: the endpoint rows summed."""
+    metrics = [metric for metric, _ in _OFFICIAL_METRICS if judged or metric != "llm_as_a_judge"]
+    out: dict[str, Any] = {"total_samples": sum(r["total_samples"] for r in rows)}
+    for tt in OFFICIAL_TASK_TYPES:
+        out[f"{tt}_total_samples"] = sum(r[f"{tt}_total_samples"] for r in rows)
+    for metric in metrics:
+        out[f"total_{metric}_accuracy"] = sum(r[f"total_{tt}_{metric}_accuracy"] for r in rows for tt in OFFICIAL_TASK_TYPES)
+        out[f"avg_{metric}_accuracy"] = _ratio(out[f"total_{metric}_accuracy"], out["total_samples"])
+        for tt in OFFICIAL_TASK_TYPES:
+            total = sum(r[f"total_{tt}_{metric}_accuracy"] for r in rows)
+            out[f"total_{tt}_{metric}_accuracy"] = total
+            out[f"avg_{tt}_{metric}_accuracy"] = _ratio(total, out[f"{tt}_total_samples"])
+    return out
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _line(name: str, s: dict[str, Any]) -> str:
+    parts = [f"{name}: {s['samples']} samples", f"exact {s['exact_match_total']} ({_pct(s['exact_match'])})",
+             f"contains {s['contains_total']} ({_pct(s['contains'])})"]
+    if s["llm_as_a_judge_total"] is not None:
+        parts.append(f"judge {s['llm_as_a_judge_total']} ({_pct(s['llm_as_a_judge'])})")
+    if s["code_exec_status_total"] is not None:
+        parts.append(f"code exec passed {s['code_exec_status_total']} ({_pct(s['code_exec_status'])})")
+    if s["hallucination_decided"]:
+        parts.append(f"hallucination {s['hallucination_total']}/{s['hallucination_decided']} decided")
+    return ", ".join(parts)
+
+
+def _report_lines(out: dict[str, Any]) -> list[str]:
+    """The official aggregates as text, for `reviewer score`."""
+    lines = [_line("overall", out["overall"]),
+             f"dropped (predicted_answer and model_output None): {out['dropped']}; "
+             f"count_context_exceeded: {out['count_context_exceeded']}"]
+    lines += [_line(f"task type {tt}", s) for tt, s in out["by_task_type"].items()]
+    for endpoint, by_type in out["by_endpoint_task_type"].items():
+        lines += [_line(f"{endpoint} x {tt}", s) for tt, s in by_type.items()]
+    return lines
