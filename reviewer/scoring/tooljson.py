@@ -459,7 +459,7 @@ def _line(name: str, s: dict[str, Any]) -> str:
     if s["code_exec_status_total"] is not None:
         parts.append(f"code exec passed {s['code_exec_status_total']} ({_pct(s['code_exec_status'])})")
     if s["hallucination_decided"]:
-        parts.append(f"hallucination {s['hallucination_total']}/{s['hallucination_decided']} decided")
+        parts.append(f"hallucination {s['hallucination_total']} of {s['hallucination_decided']} decided")
     return ", ".join(parts)
 
 
