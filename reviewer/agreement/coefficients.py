@@ -300,7 +300,7 @@ Coefficient = Callable[[Profile, np.ndarray], np.ndarray]
 LABELS: dict[str, str] = {
     "percent_agreement": "percent agreement",
     "cohen_kappa": "Cohen's kappa",
-    "cohen_kappa_irrcac": "Cohen's kappa (irrCAC)",
+    "cohen_kappa_irrcac": "Cohen's kappa (irrCAC = Conger's)",
     "fleiss_kappa": "Fleiss' kappa",
     "fleiss_kappa_irrcac": "Fleiss' kappa (irrCAC)",
     "conger_kappa": "Conger's kappa",
@@ -330,12 +330,14 @@ def coefficients_for(table: RatingTable, error_variable: bool = False) -> dict[s
     """The coefficients reported for a variable, in display order.
 
     The ordinal alpha only for ordinal variables; irrCAC's Cohen convention
-    only for two annotators; paper 004's p only for
+    for two annotators, Conger's kappa (its generalisation) for more; paper 004's p only for
     error/no-error variables, where it is the statistic the paper publishes.
     """
     names = [n for n in LABELS if n != "krippendorff_alpha_ordinal" or table.ordinal]
     if table.codes.shape[1] != 2:  # irrCAC's Cohen convention is Conger's kappa, shown under its own name
         names.remove("cohen_kappa_irrcac")
+    else:  # with two annotators Conger's kappa is irrCAC's Cohen's kappa: one column, not two equal ones
+        names.remove("conger_kappa")
     if not error_variable:
         names.remove("nestools_p")
     return {n: _FUNCTIONS[n] for n in names}

@@ -150,3 +150,41 @@ def test_undefined_coefficient_has_no_standard_error():
     prof = _profile(codes, 2)
     assert math.isnan(float(C.fleiss_kappa_irrcac(prof, prof.item_weights())))
     assert A.fleiss_kappa_irrcac_se(prof, prof.item_weights()) is None
+
+
+def test_report_with_missing_ratings_shows_irrcac_figures_in_every_format():
+    """What `reviewer agree` prints (render_text), the CSV and the JSON carry irrCAC's values and SEs."""
+    import json
+
+    from reviewer.agreement.render import render_csv, render_json, render_text
+    from reviewer.agreement.report import build_report
+    from reviewer.agreement.table import build_rating_set
+
+    from .factories import random_review
+
+    ratings = random_review(70, annotators=("a", "b", "c"), seed=4, missing=0.3)
+    report = build_report(ratings, bootstrap=50, seed=1)
+    table = build_rating_set(ratings).tables["verdict"]
+    assert (table.codes == MISSING).any()
+    frame = pd.DataFrame(np.where(table.codes == MISSING, np.nan, table.codes.astype(float)))
+    cac = irrcac_raw.CAC(frame, categories=[float(c) for c in range(len(table.categories))], digits=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expected = {"gwet_ac1": cac.gwet()["est"], "fleiss_kappa_irrcac": cac.fleiss()["est"],
+                    "conger_kappa": cac.conger()["est"]}
+    verdict = report.overall["verdict"]
+    for coef, est in expected.items():
+        assert verdict[coef].value == pytest.approx(est["coefficient_value"], abs=TOL)
+        assert verdict[coef].se == pytest.approx(est["se"], abs=TOL)
+        assert verdict[coef].low is not None  # the bootstrap interval stays beside the analytic one
+    assert "cohen_kappa_irrcac" not in verdict  # three annotators: Conger's kappa is the irrCAC figure
+    text = render_text(report)
+    assert "Analytic standard errors (irrCAC)" in text
+    ac1_line = next(line for line in text.splitlines() if line.startswith("verdict") and "Gwet's AC1" in line)
+    assert f"{verdict['gwet_ac1'].se:.4f}" in ac1_line and f"{verdict['gwet_ac1'].se_low:.3f}" in ac1_line
+    assert "Conger's kappa" in text and "Fleiss' kappa (irrCAC)" in text
+    header, *rows = render_csv(report).splitlines()
+    assert header.endswith(",se,se_ci_low,se_ci_high")
+    assert all(len(r.split(",")) >= 13 for r in rows if '"' not in r)
+    data = json.loads(render_json(report))
+    assert data["overall"]["verdict"]["conger_kappa"]["se"] == pytest.approx(expected["conger_kappa"]["se"], abs=TOL)
