@@ -49,6 +49,7 @@ predicted_answer.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from collections import defaultdict
@@ -167,6 +168,16 @@ def _response_of(item: ScoringItem) -> Any:
         return json.loads(item.context)
     except ValueError as exc:
         return _BadResponse(f"the item's tool response is not JSON ({exc}); the code was not run")
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed_context(text: str) -> Any:
+    """The tool response read once for the records of one item in a row (the hallucination checks only read it);
+    None when it is not JSON."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 @register_scorer
@@ -301,8 +312,7 @@ class ToolJsonScorer:
         else:
             status = CODE_EXECUTION_ERROR if _is_code_setup(output) and pred == CODE_EXECUTION_ERROR else ""
         def response() -> Any:
-            parsed = _response_of(item)
-            return None if isinstance(parsed, _BadResponse) else parsed
+            return _parsed_context(item.context) if isinstance(item.context, str) else item.context
 
         return {
             "code_exec_passed": status != CODE_EXECUTION_ERROR,
