@@ -187,6 +187,37 @@ def conger_kappa_se(p: Profile, w: np.ndarray) -> Analytic | None:
     return _linearised(p, w, coef, pe, pe_items)
 
 
+def krippendorff_alpha_se(p: Profile, w: np.ndarray) -> Analytic | None:
+    """irrCAC ``CAC.krippendorff()`` (identity weights: the nominal alpha), over items with two or more ratings.
+
+    With rbar the mean number of ratings: pa' = mean_i sum_k r_ik (r_ik - 1) / (rbar (r_i - 1)),
+    pi_k = mean_i r_ik / rbar, pe = sum pi_k^2; the linearised values use alpha' = (pa' - pe) / (1 - pe).
+    """
+    keep = (p.pairable > 0) & (w > 0)
+    wk, counts = w[keep], p.counts[keep]
+    n = float(wk.sum())
+    if n < 2:
+        return None
+    r_i = counts.sum(axis=1)
+    r_mean = float(wk @ r_i) / n
+    eps = 1.0 / float(wk @ r_i)
+    sum_q = (counts * (counts - 1.0)).sum(axis=1)
+    pa_prime = float(wk @ (sum_q / (r_mean * (r_i - 1.0)))) / n
+    pa = (1.0 - eps) * pa_prime + eps
+    pi = (wk @ counts) / (n * r_mean)
+    pe = float((pi**2).sum())
+    if abs(1.0 - pe) < 1e-12:
+        return None
+    alpha, alpha_prime = (pa - pe) / (1.0 - pe), (pa_prime - pe) / (1.0 - pe)
+    pa_i = sum_q / (r_mean * (r_i - 1.0)) - pa * (r_i - r_mean) / r_mean
+    k_i = (pa_i - pe) / (1.0 - pe)
+    pe_i = (counts @ pi) / r_mean - pe * (r_i - r_mean) / r_mean
+    k_ix = k_i - 2.0 * (1.0 - alpha_prime) * (pe_i - pe) / (1.0 - pe)
+    se = math.sqrt(float(wk @ (k_ix - alpha_prime) ** 2) / (n * (n - 1)))
+    half = t_quantile(0.5 + CONFIDENCE / 2.0, n - 1) * se
+    return Analytic(se, alpha - half, min(1.0, alpha + half))
+
+
 def cohen_kappa_irrcac_se(p: Profile, w: np.ndarray) -> Analytic | None:
     return conger_kappa_se(p, w) if p.n_annotators == 2 else None
 
@@ -197,4 +228,5 @@ ANALYTIC = {
     "conger_kappa": conger_kappa_se,
     "cohen_kappa_irrcac": cohen_kappa_irrcac_se,
     "pabak": pabak_se,
+    "krippendorff_alpha": krippendorff_alpha_se,
 }

@@ -29,8 +29,8 @@ class Estimate:
     and ``ci_note`` says so (or how many resamples were left out).
     ``se`` / ``se_low`` / ``se_high``: irrCAC's analytic standard error and
     95% t interval (reviewer.agreement.analytic), for the coefficients irrCAC
-    computes (AC1, PABAK = Brennan-Prediger, Fleiss, Conger and Cohen in
-    irrCAC's convention); None for the others.
+    computes (AC1, PABAK = Brennan-Prediger, nominal Krippendorff's alpha,
+    Fleiss, Conger and Cohen in irrCAC's convention); None for the others.
     """
 
     value: float | None
