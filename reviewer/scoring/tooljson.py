@@ -330,7 +330,7 @@ class ToolJsonScorer:
         (passed executions) and hallucination: ``*_total`` counts and rates);
         ``dropped`` (records the dropping rule removed); ``count_context_exceeded``;
         ``official``: the rows of the official workbook (sheet per_endpoint: one
-        row per endpoint; sheet per_model_setup: one row for the run) with the
+        row per endpoint, keyed by endpoint; sheet per_model_setup: one row for the run) with the
         official column names. The official rows count only the task types
         EXTRACTIVE, FILTERING and AGGREGATION and divide by zero where a type has
         no record (the script crashes); here such averages are None.
@@ -356,9 +356,10 @@ class ToolJsonScorer:
                 out[key[0]][key[1]] = _summary(results)
         out["count_context_exceeded"] = out["overall"]["context_exceeded_total"]
         judged = out["overall"]["llm_as_a_judge_total"] is not None
-        endpoint_rows = [_official_endpoint_row(endpoint, by_type, judged)
-                         for endpoint, by_type in out["by_endpoint_task_type"].items()]
-        out["official"] = {"per_endpoint": endpoint_rows, "per_model_setup": _official_model_setup(endpoint_rows, judged)}
+        endpoint_rows = {endpoint: _official_endpoint_row(endpoint, by_type, judged)
+                         for endpoint, by_type in out["by_endpoint_task_type"].items()}
+        out["official"] = {"per_endpoint": endpoint_rows,
+                           "per_model_setup": _official_model_setup(list(endpoint_rows.values()), judged)}
         out["report_lines"] = _report_lines(out)
         return out
 
