@@ -253,6 +253,8 @@ class ToolJsonScorer:
         gold = item.gold
         scored_pred = pred
         if mode == "fixed":
+            if metric not in m.EXACT_MATCH:  # a name that contains one, else the task type's metric
+                metric = m.official_metric(metric) or m.METRIC_BY_TASK_TYPE.get((item.category or "").upper())
             exact, found = self._fixed(metric, gold, pred, notes)
             scored_pred = m.as_answer_text(pred)
         else:
@@ -311,6 +313,7 @@ class ToolJsonScorer:
             status = output.extra.get("code_exec_status")
         else:
             status = CODE_EXECUTION_ERROR if _is_code_setup(output) and pred == CODE_EXECUTION_ERROR else ""
+
         def response() -> Any:
             return _parsed_context(item.context) if isinstance(item.context, str) else item.context
 

@@ -56,6 +56,8 @@ FIXED_MODE_DIFFERENCES = {
     "no list-match side effect": "unordered_list_str_match does not shorten the prediction that contains then reads",
     "gold without number": "approx_number_match is False when the gold has no number (officially it raises "
                            "when the prediction holds a number)",
+    "metric name": "a metric name that names no metric exactly uses the one it contains, else the task type's "
+                   "(officially exact_match is None)",
     "'None' is missing": "a prediction stored as the string 'None' or '' counts as missing for the dropping rule",
     "code without prediction": "when a prediction file has no predicted_answer but the output holds code, "
                                "the code is run in the sandbox (officially every metric is False)",

@@ -92,3 +92,11 @@ def test_the_issue_classes_differ_between_modes_as_documented(gold, pred, faithf
     assert _score(data, rec).metrics["exact_match"] is faithful
     res = _score(data, rec, "fixed")
     assert res.metrics["exact_match"] is fixed
+
+
+def test_fixed_mode_scores_a_metric_name_that_names_no_metric_by_task_type():
+    data = {"responses": [{}], "model_outputs": [None]}
+    rec = {"gold": "ARS", "pred": "ars", "metric": "", "setup": "direct_prompting", "code_exec_status": "",
+           "model_output": 0, "response": 0}
+    assert _score(data, rec).metrics["exact_match"] is None  # officially None
+    assert _score(data, rec, "fixed").metrics["exact_match"] is True  # EXTRACTIVE: accuracy_string
