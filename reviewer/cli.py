@@ -166,6 +166,10 @@ def cmd_score(args) -> int:
             if cell:
                 rows.append([r.run, r.mode, c, cell["n"], _fmt(cell["mean"]), _fmt(cell["pass_rate"])])
     print(_table(rows, ["run", "mode", "category", "n", "mean score", "pass rate"]))
+    for r in results:  # a scorer's own aggregates in words (summary["report_lines"]), when it gives them
+        if r.summary.get("report_lines"):
+            print(f"\n{r.run} ({r.mode}), the benchmark's own aggregates:")
+            print("\n".join("  " + line for line in r.summary["report_lines"]))
     flagged = {f["record_id"]: f for r in results for f in r.summary.get("gold_fails_schema", [])}
     if flagged:
         print(f"\nwarning: {len(flagged)} gold objects fail their own schema, so no answer can score on them:")

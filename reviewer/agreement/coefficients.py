@@ -19,9 +19,17 @@ Conventions (stated because the literature varies):
 - Fleiss' kappa with a varying number of annotators per item uses each item's
   pairwise agreement and category proportions over all pairable ratings
   (equal to Fleiss 1971 when every item has the same number of ratings).
+  ``fleiss_kappa_irrcac`` is irrCAC's convention beside it: chance agreement
+  from the category shares of each item averaged over EVERY rated item (items
+  with a single rating included). Both agree on complete data.
 - Gwet's AC1 and PABAK use the number of *allowed* categories, not the
-  number observed; AC1's category shares pi_c are averaged over pairable
-  items (Gwet 2008; equal to the two-rater formula without missing values).
+  number observed; AC1's category shares pi_c are each item's shares averaged
+  over every rated item, as irrCAC (Gwet's package) computes them; agreement
+  p_a over items with two or more ratings.
+- Cohen's kappa is over the items both annotators rated (marginals from those
+  items). ``cohen_kappa_irrcac`` is irrCAC's convention for two annotators with
+  missing ratings: Conger's kappa, each annotator's marginals over every item
+  they rated. ``conger_kappa`` is Conger (1980) for any number of annotators.
 - Krippendorff's alpha follows Krippendorff (2011), coincidence matrix
   method; the ordinal metric uses the category order of the table.
 """
@@ -55,6 +63,9 @@ class Profile:
     unanimous: np.ndarray  # (P,) 1.0 where pairable and all ratings equal
     coincidence: np.ndarray  # (P, k*k) Krippendorff's coincidences of one item
     cohen_cells: np.ndarray | None  # (P, k*k) one-hot joint cell, only for two annotators
+    rated: np.ndarray | None = None  # (P,) 1.0 where the pattern has at least one rating
+    shares: np.ndarray | None = None  # (P, k) each category's share of the pattern's ratings (0 if unrated)
+    annotator_cells: np.ndarray | None = None  # (P, annotators*k) one-hot of each annotator's code
 
     @property
     def n_patterns(self) -> int:
@@ -105,6 +116,9 @@ def profile(table: RatingTable) -> Profile:
         cell = np.where(both, patterns[:, 0].astype(np.intp) * k + patterns[:, 1], 0)
         cohen = np.zeros((len(patterns), k * k))
         cohen[np.arange(len(patterns)), cell] = both
+    rated = (raters >= 1).astype(np.float64)
+    shares = counts / np.where(raters > 0, raters, 1.0)[:, None]
+    annotator_cells = (patterns[:, :, None] == np.arange(k)[None, None, :]).astype(np.float64)
     return Profile(
         n_categories=k,
         ordinal=table.ordinal,
@@ -117,6 +131,9 @@ def profile(table: RatingTable) -> Profile:
         unanimous=unanimous.astype(np.float64),
         coincidence=coincidence.reshape(len(patterns), k * k),
         cohen_cells=cohen,
+        rated=rated,
+        shares=shares,
+        annotator_cells=annotator_cells.reshape(len(patterns), n_annotators * k),
     )
 
 
@@ -184,13 +201,68 @@ def fleiss_kappa(p: Profile, w: np.ndarray) -> np.ndarray:
     return _chance_corrected(percent_agreement(p, w), expected)
 
 
+def rated_items(p: Profile, w: np.ndarray) -> np.ndarray:
+    """How many items have at least one rating."""
+    return w @ p.rated
+
+
+def mean_item_shares(p: Profile, w: np.ndarray) -> np.ndarray:
+    """pi_c: each item's category shares averaged over every rated item (irrCAC), shape (..., k)."""
+    return _ratio(w @ p.shares, rated_items(p, w)[..., None])
+
+
 def gwet_ac1(p: Profile, w: np.ndarray) -> np.ndarray:
-    """Gwet's AC1: chance agreement sum(pi_c (1 - pi_c)) / (k - 1), pi_c the mean per-item share."""
+    """Gwet's AC1 as irrCAC computes it: chance agreement sum(pi_c (1 - pi_c)) / (k - 1).
+
+    pi_c = ``mean_item_shares`` (over every rated item, single ratings included);
+    p_a = percent agreement over items with two or more ratings.
+    """
     k = p.n_categories
-    shares = p.counts / np.where(p.pairable > 0, p.counts.sum(axis=1), 1.0)[:, None]
-    pi = _ratio(w @ (shares * p.pairable[:, None]), pairable_items(p, w)[..., None])
+    pi = mean_item_shares(p, w)
     expected = (pi * (1.0 - pi)).sum(axis=-1) / (k - 1)
     return _chance_corrected(percent_agreement(p, w), expected)
+
+
+def fleiss_kappa_irrcac(p: Profile, w: np.ndarray) -> np.ndarray:
+    """Fleiss' kappa in irrCAC's convention: chance agreement sum(pi_c^2), pi_c = ``mean_item_shares``."""
+    expected = (mean_item_shares(p, w) ** 2).sum(axis=-1)
+    return _chance_corrected(percent_agreement(p, w), expected)
+
+
+def annotator_shares(p: Profile, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(p_gk, active)``: each annotator's category shares over the items they rated, shape (..., r, k),
+    and which annotators rated anything (an annotator without ratings has no shares and is left out)."""
+    r, k = p.n_annotators, p.n_categories
+    cells = (w @ p.annotator_cells).reshape(*np.shape(w)[:-1], r, k)
+    n_g = cells.sum(axis=-1)
+    active = n_g > 0
+    shares = cells / np.where(active, n_g, 1.0)[..., None]
+    return shares, active
+
+
+def conger_chance(p: Profile, w: np.ndarray) -> np.ndarray:
+    """Conger's chance agreement sum_k (pbar_k^2 - s2_k / r) over the r annotators with ratings, as irrCAC
+    computes it (pbar_k the mean of p_gk over annotators, s2_k its sample variance); the mean of the
+    Cohen-type chance agreements of every annotator pair."""
+    shares, active = annotator_shares(p, w)
+    r = active.sum(axis=-1).astype(np.float64)[..., None]
+    safe_r = np.where(r > 1, r, np.nan)
+    pbar = shares.sum(axis=-2) / safe_r
+    s2 = ((shares**2).sum(axis=-2) - safe_r * pbar**2) / (safe_r - 1)
+    return (pbar**2 - s2 / safe_r).sum(axis=-1)
+
+
+def conger_kappa(p: Profile, w: np.ndarray) -> np.ndarray:
+    """Conger's kappa (1980): Fleiss' p_a, chance agreement averaged over Cohen-type annotator pairs."""
+    return _chance_corrected(percent_agreement(p, w), conger_chance(p, w))
+
+
+def cohen_kappa_irrcac(p: Profile, w: np.ndarray) -> np.ndarray:
+    """Cohen's kappa in irrCAC's convention for two annotators with missing ratings (Conger's kappa with r = 2):
+    p_a over the items both rated, each annotator's marginals over every item they rated."""
+    if p.n_annotators != 2:
+        return np.full(np.shape(w)[:-1], np.nan)
+    return conger_kappa(p, w)
 
 
 def _ordinal_distance(marginals: np.ndarray) -> np.ndarray:
@@ -228,7 +300,10 @@ Coefficient = Callable[[Profile, np.ndarray], np.ndarray]
 LABELS: dict[str, str] = {
     "percent_agreement": "percent agreement",
     "cohen_kappa": "Cohen's kappa",
+    "cohen_kappa_irrcac": "Cohen's kappa (irrCAC = Conger's)",
     "fleiss_kappa": "Fleiss' kappa",
+    "fleiss_kappa_irrcac": "Fleiss' kappa (irrCAC)",
+    "conger_kappa": "Conger's kappa",
     "krippendorff_alpha": "Krippendorff's alpha (nominal)",
     "krippendorff_alpha_ordinal": "Krippendorff's alpha (ordinal)",
     "gwet_ac1": "Gwet's AC1",
@@ -239,7 +314,10 @@ LABELS: dict[str, str] = {
 _FUNCTIONS: dict[str, Coefficient] = {
     "percent_agreement": percent_agreement,
     "cohen_kappa": cohen_kappa,
+    "cohen_kappa_irrcac": cohen_kappa_irrcac,
     "fleiss_kappa": fleiss_kappa,
+    "fleiss_kappa_irrcac": fleiss_kappa_irrcac,
+    "conger_kappa": conger_kappa,
     "krippendorff_alpha": krippendorff_alpha,
     "krippendorff_alpha_ordinal": krippendorff_alpha_ordinal,
     "gwet_ac1": gwet_ac1,
@@ -251,10 +329,15 @@ _FUNCTIONS: dict[str, Coefficient] = {
 def coefficients_for(table: RatingTable, error_variable: bool = False) -> dict[str, Coefficient]:
     """The coefficients reported for a variable, in display order.
 
-    The ordinal alpha only for ordinal variables; paper 004's p only for
+    The ordinal alpha only for ordinal variables; irrCAC's Cohen convention
+    for two annotators, Conger's kappa (its generalisation) for more; paper 004's p only for
     error/no-error variables, where it is the statistic the paper publishes.
     """
     names = [n for n in LABELS if n != "krippendorff_alpha_ordinal" or table.ordinal]
+    if table.codes.shape[1] != 2:  # irrCAC's Cohen convention is Conger's kappa, shown under its own name
+        names.remove("cohen_kappa_irrcac")
+    else:  # with two annotators Conger's kappa is irrCAC's Cohen's kappa: one column, not two equal ones
+        names.remove("conger_kappa")
     if not error_variable:
         names.remove("nestools_p")
     return {n: _FUNCTIONS[n] for n in names}
@@ -265,7 +348,7 @@ def undefined_reason(name: str, p: Profile, w: np.ndarray, categories: tuple[str
     n = float(pairable_items(p, w))
     if n == 0:
         return "no item was rated by two annotators"
-    if name == "cohen_kappa" and p.n_annotators != 2:
+    if name in ("cohen_kappa", "cohen_kappa_irrcac") and p.n_annotators != 2:
         return (
             f"Cohen's kappa compares exactly two annotators, here there are {p.n_annotators}; "
             "see Fleiss' kappa and the per-pair breakdown"

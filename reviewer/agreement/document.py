@@ -132,6 +132,7 @@ def build_document(report: Report) -> list[Block]:
     blocks.append(table)
     if reasons:
         blocks.append(Bullets(reasons))
+    blocks += _analytic_blocks(report.overall, main_vars)
 
     # Cohen's kappa needs exactly two annotators: with more, strata show Fleiss' kappa only.
     coefs = [c for c in BREAKDOWN_COEFFICIENTS if c != "cohen_kappa" or len(report.annotators) == 2]
@@ -160,6 +161,33 @@ def build_document(report: Report) -> list[Block]:
     blocks += _fix_blocks(report)
     blocks += _disagreement_blocks(report)
     return blocks
+
+
+def _analytic_blocks(stats: GroupStats, variables: list[str]) -> list[Block]:
+    """irrCAC's analytic standard errors and t intervals beside the bootstrap intervals, one row per figure."""
+    rows = []
+    for v in variables:
+        for c in LABELS:
+            est = stats[v].get(c)
+            if est is None or est.se is None:
+                continue
+            boot = "" if est.low is None else f"[{est.low:.3f}, {est.high:.3f}]"
+            rows.append([variable_label(v), LABELS[c], fmt_number(est.value), f"{est.se:.4f}",
+                         f"[{est.se_low:.3f}, {est.se_high:.3f}]", boot])
+    if not rows:
+        return []
+    return [
+        Heading(3, "Analytic standard errors (irrCAC)"),
+        Paragraph(
+            "Gwet's linearised standard errors as irrCAC computes them, with 95% t intervals "
+            "(n - 1 degrees of freedom, upper end capped at 1), beside the bootstrap intervals. "
+            "The (irrCAC) coefficients average each item's category shares over every rated item and "
+            "give each annotator their own marginals (Conger); the plain ones use pooled shares of items "
+            "rated twice or more (Fleiss) and the items both annotators rated (Cohen). "
+            "With complete ratings both agree."
+        ),
+        Table(["variable", "coefficient", "value", "SE", "95% t interval", "bootstrap interval"], rows),
+    ]
 
 
 def _distribution_blocks(title: str, dist, anchor: str) -> list[Block]:

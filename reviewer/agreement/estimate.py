@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reviewer.agreement.analytic import ANALYTIC
 from reviewer.agreement.bootstrap import percentile_interval, resampled_weights
 from reviewer.agreement.coefficients import (
     Coefficient,
@@ -26,6 +27,10 @@ class Estimate:
     ``reason`` says why. ``low``/``high`` bound the 95% bootstrap interval;
     they are None when no bootstrap ran or too few resamples were defined,
     and ``ci_note`` says so (or how many resamples were left out).
+    ``se`` / ``se_low`` / ``se_high``: irrCAC's analytic standard error and
+    95% t interval (reviewer.agreement.analytic), for the coefficients irrCAC
+    computes (AC1, PABAK = Brennan-Prediger, nominal Krippendorff's alpha,
+    Fleiss, Conger and Cohen in irrCAC's convention); None for the others.
     """
 
     value: float | None
@@ -34,6 +39,9 @@ class Estimate:
     low: float | None = None
     high: float | None = None
     ci_note: str | None = None
+    se: float | None = None
+    se_low: float | None = None
+    se_high: float | None = None
 
 
 NO_INTERVAL = "no interval: the value is undefined"
@@ -76,8 +84,18 @@ def estimate_group(
                 reason = undefined_reason(coef, prof, w, table.categories)
                 stats[coef] = Estimate(None, n_items, reason, ci_note=NO_INTERVAL)
                 continue
-            stats[coef] = _with_interval(Estimate(value, n_items), None if boot_w is None else fn(prof, boot_w))
+            est = _with_analytic(Estimate(value, n_items), coef, prof, w)
+            stats[coef] = _with_interval(est, None if boot_w is None else fn(prof, boot_w))
     return out
+
+
+def _with_analytic(est: Estimate, coef: str, prof: Profile, w: np.ndarray) -> Estimate:
+    """Attach irrCAC's analytic standard error and t interval, where irrCAC defines one."""
+    fn = ANALYTIC.get(coef)
+    result = fn(prof, w) if fn is not None else None
+    if result is not None and math.isfinite(result.se):
+        est.se, est.se_low, est.se_high = result.se, result.low, result.high
+    return est
 
 
 def _with_interval(est: Estimate, resampled: np.ndarray | None) -> Estimate:

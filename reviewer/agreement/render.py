@@ -68,6 +68,9 @@ CSV_COLUMNS = [
     "ci_high",
     "n_items",
     "note",
+    "se",
+    "se_ci_low",
+    "se_ci_high",
 ]
 
 
@@ -76,7 +79,8 @@ def _stat_rows(section: str, breakdown: str, group: str, stats: GroupStats) -> l
     for variable, coefs in stats.items():
         for name, e in coefs.items():
             note = e.reason if e.value is None else (e.ci_note or "")
-            rows.append([section, breakdown, group, variable, name, e.value, e.low, e.high, e.n_items, note])
+            rows.append([section, breakdown, group, variable, name, e.value, e.low, e.high, e.n_items, note,
+                         e.se, e.se_low, e.se_high])
     return rows
 
 
@@ -84,7 +88,8 @@ def render_csv(report: Report) -> str:
     """One row per figure (long format), so that a spreadsheet can pivot it any way.
 
     Coefficients have statistic = coefficient name (``coefficients.LABELS``) with the
-    interval and item count; distributions have statistic "count:<category>".
+    bootstrap interval, item count and, where irrCAC defines one, the analytic
+    standard error and t interval (``se``, ``se_ci_low``, ``se_ci_high``); distributions have statistic "count:<category>".
     Undefined values are empty with the reason in ``note``.
     """
     rows = _stat_rows("overall", "", "all", report.overall)
@@ -129,7 +134,8 @@ def render_csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    writer.writerows([["" if v is None else v for v in row] for row in rows])
+    width = len(CSV_COLUMNS)  # rows without standard errors get empty trailing cells
+    writer.writerows([["" if v is None else v for v in row] + [""] * (width - len(row)) for row in rows])
     return out.getvalue()
 
 

@@ -33,6 +33,14 @@ def _no_nan(name):
     raise AssertionError(f"JSON contains {name}")
 
 
+def test_json_carries_irrcac_analytic_standard_errors(report):
+    data = json.loads(render_json(report), parse_constant=_no_nan)
+    ac1 = report.overall["verdict"]["gwet_ac1"]
+    assert ac1.se is not None and ac1.se > 0 and ac1.se_low < ac1.value < ac1.se_high
+    assert data["overall"]["verdict"]["gwet_ac1"]["se"] == ac1.se
+    assert data["overall"]["verdict"]["cohen_kappa_irrcac"]["se"] is not None
+
+
 def test_json_round_trips_every_figure_without_nan(report):
     data = json.loads(render_json(report), parse_constant=_no_nan)
     kappa = report.overall["verdict"]["cohen_kappa"]
@@ -43,6 +51,9 @@ def test_json_round_trips_every_figure_without_nan(report):
         "low": kappa.low,
         "high": kappa.high,
         "ci_note": kappa.ci_note,
+        "se": None,  # the analytic SE is irrCAC's; Cohen's kappa on items both rated has none
+        "se_low": None,
+        "se_high": None,
     }
     assert data["verdicts"]["overall"] == report.verdicts.overall
     assert set(data["by_stratum"]) == {"category", "difficulty"}

@@ -310,6 +310,17 @@ def test_predictions_read_with_model_setup_and_extras(tmp_path):
     assert lines[start] == "  {" and '"uid": "T_3"' in "\n".join(lines[start : start + 5])
 
 
+def test_code_exec_status_of_any_type_is_imported_as_read(tmp_path):
+    """qa_inference.py stores the generated code's return value in code_exec_status: any JSON type."""
+    statuses = [["10-K", "8-K"], 25, 2.5, True, {"k": [1]}, None, "Code execution error"]
+    path = tmp_path / "code_predictions.json"
+    path.write_text(json.dumps([pred(f"T_{n}", s, setup="code_generation", code_exec_status=s)
+                                for n, s in enumerate(statuses)]))
+    _, outputs = read_preds(path)
+    assert [o.extra["code_exec_status"] for o in outputs] == statuses
+    assert [o.prediction for o in outputs] == statuses
+
+
 def test_repeated_uid_is_a_replication(tmp_path):
     path = tmp_path / "p.json"
     path.write_text(json.dumps([pred("T_1", "a"), pred("T_1", "b")]))

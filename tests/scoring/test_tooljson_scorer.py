@@ -78,10 +78,41 @@ def test_unordered_list(gold, pred, exact):
     ("5", "between 2 and 5.4", True),  # any number in the prediction
     ("1234", "1,234", False),  # comma quirk: read as 1 and 234
     ("0", "about .5 units", True),  # ".5" is a number, as in the original pattern
-    ("1000", "1e3", True),
+    ("1000", "1e3", False),  # the official prediction pattern drops the exponent: 1e3 is read as 1
+    ("19", "-19", True),  # ... and the sign
+    ("1", "-0.5", True),
+    ("9", "0.90e1", False),
+    ("-19", "19", False),  # the gold keeps its sign
 ])
 def test_approx_number_faithful(gold, pred, exact):
     assert score(gold, pred, task_type="AGGREGATION").metrics["exact_match"] is exact
+
+
+@pytest.mark.parametrize("gold,pred,exact", [
+    ("19", "-19", False), ("1", "-0.5", False), ("9", "0.90e1", True), ("1000", "1e3", True),
+    ("-19", "-19", True), ("1234", "1,234", True),
+])
+def test_fixed_mode_keeps_sign_exponent_and_separators(gold, pred, exact):
+    res = score(gold, pred, "fixed", task_type="AGGREGATION")
+    assert res.metrics["exact_match"] is exact
+
+
+def test_stored_none_prediction_with_code_is_false_faithfully():
+    """A prediction file's record with predicted_answer None: the code is not run (officially all False)."""
+    code = "def f(r):\n    return '3'\n"
+    out = ScoringOutput(code, None, {"setup_type": "code_generation", "code_exec_status": "Code execution error"})
+    res = scorer_for("tool_qa").score(item("3"), out)
+    assert (res.metrics["exact_match"], res.metrics["contains"]) == (False, False)
+    assert res.metrics["code_exec_passed"] is False
+    fixed = scorer_for("tool_qa").score(item("3"), out, "fixed")
+    assert fixed.metrics["contains"] is True  # fixed mode runs the code in the sandbox
+
+
+def test_list_match_shortens_the_prediction_contains_reads():
+    # officially unordered_list_str_match drops "." from "abc.." before contains drops another one
+    res = score("abc.", "abc..", task_type="FILTERING")
+    assert res.metrics["contains"] is False
+    assert score("abc.", "abc..", "fixed", task_type="FILTERING").metrics["contains"] is True
 
 
 def test_comma_numbers_are_understood_in_fixed_mode_only():
@@ -195,7 +226,8 @@ def test_refdata_every_record_matches_the_official_evaluation():
     sc = scorer_for("tool_qa")
     evaluations = sorted((RESULTS / "evaluation").glob("*_eval_woLLM.json"))
     assert len(evaluations) == 2
-    totals = {}
+    endpoint_rows, compared = {}, 0
+    all_pairs = []
     for ev_path in evaluations:
         pred_path = RESULTS / "predictions" / ev_path.name.replace("_eval_woLLM", "_predictions")
         official = json.loads(ev_path.read_text())
@@ -205,22 +237,69 @@ def test_refdata_every_record_matches_the_official_evaluation():
             assert off["uid"] == rec["uid"]
             it = ScoringItem(rec["uid"], "tool_qa", rec["gold_answer"], raw=rec,
                              payload={"exact_match_metric": rec["metrics"]["exact_match_metric"],
-                                      "endpoint": rec["endpoint"]}, category=rec["task_type"])
+                                      "endpoint": rec["endpoint"]}, category=rec["task_type"],
+                             context=json.dumps(rec["api_response"]))
+            # as the prediction importer builds it
             res = sc.score(it, ScoringOutput(rec["model_output"], rec["predicted_answer"],
-                                             {"setup_type": rec["setup_type"]}))
-            assert res.metrics["exact_match"] == off["metrics"]["exact_match"], rec["uid"]
-            assert res.metrics["contains"] == off["metrics"]["contains"], rec["uid"]
+                                             {"setup_type": rec["setup_type"], "metrics": rec["metrics"],
+                                              "code_exec_status": rec["code_exec_status"]}))
+            for metric in ("exact_match", "contains", "hallucination"):
+                assert res.metrics[metric] == off["metrics"][metric], (rec["uid"], metric)
+            compared += 1
             pairs.append((it, res))
-        agg = sc.aggregate(pairs)
-        totals[official[0]["endpoint"]] = (agg["overall"]["samples"], agg["overall"]["exact_match_total"],
-                                          agg["overall"]["contains_total"])
-    # The official per-endpoint sheet of metric_aggregation/all_results.xlsx.
+        all_pairs += pairs
+        [row] = sc.aggregate(pairs)["official"]["per_endpoint"].values()
+        endpoint_rows[row["task"]] = row
+    assert compared == 267 + 228
+    # The official workbook metric_aggregation/all_results.xlsx, every column the app reports.
     openpyxl = pytest.importorskip("openpyxl")
-    sheet = openpyxl.load_workbook(RESULTS / "metric_aggregation" / "all_results.xlsx", read_only=True)["per_endpoint"]
-    rows = list(sheet.iter_rows(values_only=True))
-    header = rows[0]
-    for row in rows[1:]:
-        if row[0] is None:
+    book = openpyxl.load_workbook(RESULTS / "metric_aggregation" / "all_results.xlsx", read_only=True)
+    rows = list(book["per_endpoint"].iter_rows(values_only=True))
+    checked = 0
+    for values in rows[1:]:
+        if values[0] is None:
             continue
-        rec = dict(zip(header, row))
-        assert totals[rec["task"]] == (rec["total_samples"], rec["total_exact_match"], rec["total_contains"])
+        official_row, ours = dict(zip(rows[0], values)), endpoint_rows[values[0]]
+        for column, value in official_row.items():
+            if column in ours:
+                assert ours[column] == pytest.approx(value), (values[0], column)
+                checked += 1
+    assert checked >= 2 * 27
+    rows = list(book["per_model_setup"].iter_rows(values_only=True))
+    [official_row] = [dict(zip(rows[0], v)) for v in rows[1:] if v[0] == "gpt-4o" and v[1] == "code_generation"]
+    ours = sc.aggregate(all_pairs)["official"]["per_model_setup"]
+    for column, value in official_row.items():
+        if column in ours:
+            assert ours[column] == pytest.approx(value), column
+    assert ours["total_code_exec_status_accuracy"] == official_row["total_code_exec_status_accuracy"] == 495
+
+
+def test_aggregate_reports_every_official_figure():
+    """code execution totals, hallucination, count_context_exceeded, per endpoint x task type, official rows."""
+    sc = scorer_for("tool_qa")
+    code = "def f(r):\n    return r['filings'][0]['nope']\n"  # reads a key the response lacks: hallucination
+    rows = [  # gold, prediction, status, task type, endpoint
+        ("10-K", "10-K", ["10-K"], "EXTRACTIVE", "e1"),
+        ("10-K", None, "Code execution error", "EXTRACTIVE", "e1"),
+        ("3", "context length exceeded", None, "AGGREGATION", "e1"),
+        ("a, b", "b, a", 25, "FILTERING", "e2"),
+    ]
+    pairs = []
+    for n, (gold, pred, status, tt, ep) in enumerate(rows):
+        it = item(gold, tt, uid=f"u{n}", endpoint=ep)
+        out = ScoringOutput(code, pred, {"setup_type": "code_generation", "code_exec_status": status})
+        pairs.append((it, sc.score(it, out)))
+    agg = sc.aggregate(pairs)
+    assert agg["overall"]["code_exec_status_total"] == 3  # only "Code execution error" fails; a list passes
+    assert agg["overall"]["hallucination_total"] == 4 and agg["overall"]["hallucination_decided"] == 4
+    assert agg["count_context_exceeded"] == 1
+    assert agg["by_endpoint_task_type"]["sec_e1"]["EXTRACTIVE"]["exact_match_total"] == 1
+    assert agg["by_endpoint_task_type"]["sec_e2"]["FILTERING"]["exact_match"] == 1.0
+    e2 = agg["official"]["per_endpoint"]["sec_e2"]
+    assert e2["task"] == "sec_e2"
+    assert e2["EXTRACTIVE_total_samples"] == 0 and e2["avg_EXTRACTIVE_exact_match_accuracy"] is None
+    assert "total_llm_as_a_judge" not in e2  # no judge ran: no judge figures
+    setup = agg["official"]["per_model_setup"]
+    assert (setup["total_samples"], setup["total_exact_match_accuracy"], setup["total_code_exec_status_accuracy"]) == (4, 2, 3)
+    assert any("count_context_exceeded: 1" in line for line in agg["report_lines"])
+    assert any(line.startswith("sec_e1 x EXTRACTIVE: 2 samples") for line in agg["report_lines"])
