@@ -33,6 +33,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from reviewer.scoring.bfcl_types import JAVA_TYPES, JS_TYPES, UnsupportedConversion, java_convert, js_convert
+
 TYPES: dict[str, type] = {
     "string": str,
     "integer": int,
@@ -84,7 +86,7 @@ def check_type(param: str, value: Any, allowed: list, schema_type: str, expected
             ok = True
             if type(option) == list:
                 for item in value:
-                    if not check_type(param, item, option, nested.__name__, nested, None).valid:
+                    if not check_type(param, item, option, str(nested), nested, None).valid:
                         ok = False
                         break
             if ok:
@@ -177,8 +179,62 @@ def check_list_of_dicts(param: str, value: list, allowed: list) -> Check:
     return result
 
 
-def check_call(description: dict | None, call: dict, answer: dict) -> Check:
-    """One predicted call ``{name: params}`` against one possible answer ``{name: allowed}``."""
+NESTED_CONVERSION_TYPES = ("Array", "ArrayList", "array")
+LANGUAGES = ("python", "java", "javascript")
+
+
+def _schema_type(details: dict, param: str, what: str) -> Any:
+    """A declared type the official checker reads by subscript; missing means it would stop."""
+    try:
+        return details[param]["type"] if what == "type" else details[param]["items"]["type"]
+    except (KeyError, TypeError):
+        field_name = "type" if what == "type" else "items.type"
+        raise UnsupportedConversion(
+            f"parameter {param!r} has no {field_name} in its schema; the official checker stops here (KeyError)"
+        ) from None
+
+
+def _converted(param: str, value: Any, schema_type: str, details: dict, language: str):
+    """``(value, expected type, nested type)`` after the language's conversion, or a failed Check."""
+    nested = None
+    if language == "python":
+        if schema_type not in TYPES:
+            raise UnsupportedConversion(f"parameter {param!r} has a type BFCL's Python rules do not know: {schema_type!r}")
+        expected = TYPES[schema_type]
+        if schema_type in NESTED_TYPES:
+            nested_type = _schema_type(details, param, "items")
+            if nested_type not in TYPES:
+                raise UnsupportedConversion(f"parameter {param!r} has items of a type BFCL does not know: {nested_type!r}")
+            nested = TYPES[nested_type]
+        return value, expected, nested
+    table, convert, tag = (JAVA_TYPES, java_convert, "java") if language == "java" else (JS_TYPES, js_convert, "js")
+    if schema_type not in table:
+        raise UnsupportedConversion(f"parameter {param!r} has a type BFCL's {language} rules do not know: {schema_type!r}")
+    expected = table[schema_type]
+    if type(value) != str:
+        return _fail(
+            f"type_error:{tag}",
+            f"Incorrect type for parameter {param!r}. Expected type String, got {type(value).__name__}. "
+            f"Parameter value: {value!r}.",
+        ), None, None
+    if schema_type in NESTED_CONVERSION_TYPES:
+        nested_type = _schema_type(details, param, "items")
+        if nested_type not in table:
+            raise UnsupportedConversion(f"parameter {param!r} has items of a type BFCL does not know: {nested_type!r}")
+        nested = table[nested_type]
+        return convert(value, schema_type, nested_type), expected, nested
+    return convert(value, schema_type), expected, nested
+
+
+def check_call(description: dict | None, call: dict, answer: dict, language: str = "python") -> Check:
+    """One predicted call ``{name: params}`` against one possible answer ``{name: allowed}``.
+
+    ``language`` is "python", "java" or "javascript" (BFCL's simple_java and
+    simple_javascript categories): in the latter two every argument must be a
+    string of source code and is converted by its declared type first
+    (reviewer.scoring.bfcl_types). Raises UnsupportedConversion where the
+    official checker itself stops (a type it cannot convert or does not know).
+    """
     (expected_name, possible), = answer.items()
     if description is None:
         return _fail("simple_function_checker:no_description", f"Function {expected_name!r} is not in the item's function list.")
@@ -197,16 +253,13 @@ def check_call(description: dict | None, call: dict, answer: dict) -> Check:
     for param, value in params.items():
         if param not in details or param not in possible:
             return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
-        schema_type = details[param].get("type")
-        if schema_type not in TYPES:
-            return _fail("type_error:unknown", f"Parameter {param!r} has a type BFCL does not know: {schema_type!r}.")
-        expected = TYPES[schema_type]
-        nested = None
-        if schema_type in NESTED_TYPES:
-            nested = TYPES.get((details[param].get("items") or {}).get("type"))
+        schema_type = _schema_type(details, param, "type")
+        value, expected, nested = _converted(param, value, schema_type, details, language)
+        if isinstance(value, Check):
+            return value
         if schema_type == "tuple" and type(value) == tuple:
             value = list(value)
-        if schema_type == "float" and type(value) == int:
+        if language == "python" and schema_type == "float" and type(value) == int:
             value = float(value)
         allowed = possible[param]
         typed = check_type(param, value, allowed, schema_type, expected, nested)
@@ -245,7 +298,7 @@ def find_description(functions: list[dict], name: str) -> dict | None:
     return next((f for f in functions if isinstance(f, dict) and f.get("name") == name), None)
 
 
-def _parallel_greedy(functions, calls, answers) -> Check:
+def _parallel_greedy(functions, calls, answers, language: str) -> Check:
     used: set[int] = set()
     for index, answer in enumerate(answers):
         description = find_description(functions, next(iter(answer)))
@@ -253,7 +306,7 @@ def _parallel_greedy(functions, calls, answers) -> Check:
         for position, call in enumerate(calls):
             if position in used:
                 continue
-            last = check_call(description, call, answer)
+            last = check_call(description, call, answer, language)
             if last.valid:
                 used.add(position)
                 break
@@ -268,9 +321,9 @@ def _parallel_greedy(functions, calls, answers) -> Check:
     return Check(True)
 
 
-def _parallel_optimal(functions, calls, answers) -> Check:
+def _parallel_optimal(functions, calls, answers, language: str) -> Check:
     fits = [
-        [j for j, call in enumerate(calls) if check_call(find_description(functions, next(iter(a))), call, a).valid]
+        [j for j, call in enumerate(calls) if check_call(find_description(functions, next(iter(a))), call, a, language).valid]
         for a in answers
     ]
     owner: dict[int, int] = {}
@@ -293,12 +346,15 @@ def _parallel_optimal(functions, calls, answers) -> Check:
     return Check(True)
 
 
-def check_calls(functions: list[dict], calls: list[dict], answers: list[dict], category: str, fixed: bool = False) -> Check:
-    """BFCL ``ast_checker`` for the Python categories: dispatch on ``category``."""
+def check_calls(
+    functions: list[dict], calls: list[dict], answers: list[dict], category: str, fixed: bool = False,
+    language: str = "python",
+) -> Check:
+    """BFCL ``ast_checker``: dispatch on ``category`` ("parallel" in it, else "multiple", else simple)."""
     if "parallel" in category:
         if len(calls) != len(answers):
             return _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
-        return (_parallel_optimal if fixed else _parallel_greedy)(functions, calls, answers)
+        return (_parallel_optimal if fixed else _parallel_greedy)(functions, calls, answers, language)
     if "multiple" in category:
         if len(calls) != len(answers):
             return _fail("multiple_function_checker:wrong_count", "Wrong number of functions.")
@@ -311,7 +367,7 @@ def check_calls(functions: list[dict], calls: list[dict], answers: list[dict], c
         description = find_description(functions, next(iter(answer)))
     else:
         description = functions[0] if functions else None
-    return check_call(description, calls[0], answer)
+    return check_call(description, calls[0], answer, language)
 
 
 def undot_names(calls: list[dict], functions: list[dict]) -> list[dict]:

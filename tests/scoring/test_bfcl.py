@@ -41,15 +41,29 @@ def run(text, it=None, mode="faithful", **extra):
     [
         "[triangle.area(base=10, height=5)]",
         "triangle.area(base=10, height=5.0, unit='Square-Meters')",
+        "triangle.area(base=10, height=5, opts={'precise': True})",
+        "```\n[triangle.area(base=5*2, height=5)]\n```",  # bare fences are stripped; arithmetic is computed
+    ],
+)
+def test_correct_python_calls_pass_in_both_modes(text):
+    for mode in ("faithful", "fixed"):
+        result = run(text, mode=mode)
+        assert result.passed is True and result.value == 1, (mode, result.notes)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         '```json\n[{"triangle.area": {"base": 10, "height": 5}}]\n```',
         '[{"name": "triangle.area", "arguments": "{\\"base\\": 10, \\"height\\": 5}"}]',
         '{"name": "triangle.area", "parameters": {"base": 10, "height": 5, "tags": ["A", "b"]}}',
-        "triangle.area(base=10, height=5, opts={'precise': True})",
+        "```python\n[triangle.area(base=10, height=5)]\n```",
     ],
 )
-def test_correct_calls_in_every_accepted_form_pass(text):
-    result = run(text)
-    assert result.passed is True and result.value == 1, result.notes
+def test_json_and_tagged_fences_fail_to_decode_officially_but_pass_fixed(text):
+    faithful = run(text)
+    assert faithful.passed is False and faithful.notes[0] == "error_type: ast_decoder:decoder_failed"
+    assert run(text, mode="fixed").passed is True
 
 
 def test_tool_calls_in_extra_are_used():
@@ -78,13 +92,13 @@ def test_tool_calls_in_extra_are_used():
 def test_each_rule_rejects_with_bfcl_error_type(text, error_type):
     result = run(text)
     assert result.passed is False and result.value == 0
-    assert any(n.startswith(error_type + ":") for n in result.notes), result.notes
+    assert result.notes[0] == f"error_type: {error_type}", result.notes
 
 
 def test_array_items_are_type_checked():
     gold = {"triangle.area": {"base": [10], "height": [5.0], "tags": [["a", "b"]]}}
     result = run("triangle.area(base=10, height=5, tags=['a', 1])", item(gold=[gold]))
-    assert not result.passed and "type_error:nested" in result.notes[-1]
+    assert not result.passed and result.notes[0] == "error_type: type_error:nested"
 
 
 def test_optional_parameter_without_empty_marker_must_be_given():
@@ -92,12 +106,12 @@ def test_optional_parameter_without_empty_marker_must_be_given():
     it = item(functions=[WEATHER], gold=[gold])
     assert run("get_weather(city='Paris', day='today')", it).passed
     result = run("get_weather(city='paris')", it)
-    assert not result.passed and "missing_optional" in result.notes[-1]
+    assert not result.passed and result.notes[0] == "error_type: simple_function_checker:missing_optional"
 
 
 def test_unreadable_answer_fails_with_the_reason():
     result = run("I think you should call the area function.")
-    assert result.passed is False and "could not be read" in result.notes[-1]
+    assert result.passed is False and result.notes[0] == "error_type: ast_decoder:decoder_failed"
     with pytest.raises(DecodeError):
         decode("")
 
@@ -141,9 +155,10 @@ def test_irrelevance_and_relevance():
 
 
 def test_unsupported_categories_are_skipped_with_a_reason():
-    for category in ("multi_turn_base", "exec_simple", "javascript"):
+    for category in ("multi_turn_base", "exec_simple", "simple_javascript", "BFCL_v4_multi_turn_base"):
         result = run("x()", item(category))
-        assert result.skipped and category.split("_")[0] in result.notes[0]
+        assert result.skipped and result.notes[0].startswith("not scored:")
+        assert category.replace("BFCL_v4_", "").split("_")[-1 if "java" in category else 0] in result.notes[0]
 
 
 def test_aggregate_reports_overall_and_per_category_accuracy():
