@@ -25,6 +25,10 @@ How each category is scored (faithful = bfcl-eval's ``eval_runner``):
   function call, else passes when one of the gold strings occurs in it on word
   boundaries after BFCL's agentic normalisation (``,./-_*^()`` removed,
   lowercase, ' as "; whitespace kept), ``agentic:answer_not_found`` otherwise.
+- function names: for answers given as tool calls the expected name
+  "math.hypot" is looked up as "math_hypot", as bfcl-eval does for the models
+  whose APIs forbid "." (``underscore_to_dot``); ``extra["underscore_to_dot"]``
+  overrides it per output.
 - format_sensitivity: each item is its referenced question with its possible
   answers, checked like its own category with the Python return format.
 
@@ -155,7 +159,8 @@ def _agentic(item: ScoringItem, output: ScoringOutput) -> Verdict:
     text = output.text
     if (output.extra or {}).get("tool_calls") and not (text or "").strip():
         return _failure("agentic:no_last_message", "Cannot find the last chat message that is not a function call.")
-    text = text or ""
+    if not text:  # bfcl-eval: an empty last message does not count as one
+        return _failure("agentic:no_last_message", "Cannot find the last chat message that is not a function call.")
     try:
         decoded = decode_ast_prompting(text)
         is_call = not (len(decoded) == 0 or (len(decoded) == 1 and len(decoded[0]) == 0))
@@ -168,6 +173,15 @@ def _agentic(item: ScoringItem, output: ScoringOutput) -> Verdict:
         if re.search(rf"\b{re.escape(agentic_standardise(answer))}\b", response):
             return Verdict(True, True, calls=0)
     return _failure("agentic:answer_not_found", "None of the expected answers were found in the model response.", 0)
+
+
+def _underscore_to_dot(output: ScoringOutput) -> bool:
+    """BFCL's per-model ``underscore_to_dot``: ``extra["underscore_to_dot"]`` when the run says,
+    else True for answers given as tool calls (the APIs BFCL sets it for forbid "." in names)."""
+    extra = output.extra or {}
+    if "underscore_to_dot" in extra:
+        return bool(extra["underscore_to_dot"])
+    return bool(extra.get("tool_calls"))
 
 
 def _ast(item: ScoringItem, output: ScoringOutput, category: str, dispatch: str, fixed: bool) -> Verdict:
@@ -188,7 +202,8 @@ def _ast(item: ScoringItem, output: ScoringOutput, category: str, dispatch: str,
         calls = undot_names(calls, functions)
     answers = item.gold if isinstance(item.gold, list) else []
     try:
-        check = check_calls(functions, calls, answers, dispatch, fixed=fixed, language=language)
+        check = check_calls(functions, calls, answers, dispatch, fixed=fixed, language=language,
+                            underscore_to_dot=not fixed and _underscore_to_dot(output))
     except UnsupportedConversion as exc:
         return _not_scored(f"the official checker cannot check this item: {exc}")
     return Verdict(True, check.valid, None if check.valid else check.error_type, [str(e) for e in check.errors], len(calls))

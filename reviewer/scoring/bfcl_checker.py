@@ -226,7 +226,9 @@ def _converted(param: str, value: Any, schema_type: str, details: dict, language
     return convert(value, schema_type), expected, nested
 
 
-def check_call(description: dict | None, call: dict, answer: dict, language: str = "python") -> Check:
+def check_call(
+    description: dict | None, call: dict, answer: dict, language: str = "python", underscore_to_dot: bool = False
+) -> Check:
     """One predicted call ``{name: params}`` against one possible answer ``{name: allowed}``.
 
     ``language`` is "python", "java" or "javascript" (BFCL's simple_java and
@@ -234,6 +236,9 @@ def check_call(description: dict | None, call: dict, answer: dict, language: str
     string of source code and is converted by its declared type first
     (reviewer.scoring.bfcl_types). Raises UnsupportedConversion where the
     official checker itself stops (a type it cannot convert or does not know).
+    ``underscore_to_dot`` is BFCL's per-model setting for function-calling
+    APIs that forbid "." in names: the expected name "math.hypot" is then
+    looked up as "math_hypot" (and the dotted name no longer matches).
     """
     (expected_name, possible), = answer.items()
     if description is None:
@@ -242,6 +247,8 @@ def check_call(description: dict | None, call: dict, answer: dict, language: str
     details = schema.get("properties") or {}
     required = schema.get("required") or []
     name = description["name"]
+    if underscore_to_dot and "." in name:
+        name = re.sub(r"\.", "_", name)
     if name not in call:
         return _fail("simple_function_checker:wrong_func_name", f"Function name {name!r} not found in model output.")
     params = call[name]
@@ -298,7 +305,7 @@ def find_description(functions: list[dict], name: str) -> dict | None:
     return next((f for f in functions if isinstance(f, dict) and f.get("name") == name), None)
 
 
-def _parallel_greedy(functions, calls, answers, language: str) -> Check:
+def _parallel_greedy(functions, calls, answers, language: str, underscore_to_dot: bool) -> Check:
     used: set[int] = set()
     for index, answer in enumerate(answers):
         description = find_description(functions, next(iter(answer)))
@@ -306,7 +313,7 @@ def _parallel_greedy(functions, calls, answers, language: str) -> Check:
         for position, call in enumerate(calls):
             if position in used:
                 continue
-            last = check_call(description, call, answer, language)
+            last = check_call(description, call, answer, language, underscore_to_dot)
             if last.valid:
                 used.add(position)
                 break
@@ -321,9 +328,9 @@ def _parallel_greedy(functions, calls, answers, language: str) -> Check:
     return Check(True)
 
 
-def _parallel_optimal(functions, calls, answers, language: str) -> Check:
+def _parallel_optimal(functions, calls, answers, language: str, underscore_to_dot: bool) -> Check:
     fits = [
-        [j for j, call in enumerate(calls) if check_call(find_description(functions, next(iter(a))), call, a, language).valid]
+        [j for j, call in enumerate(calls) if check_call(find_description(functions, next(iter(a))), call, a, language, underscore_to_dot).valid]
         for a in answers
     ]
     owner: dict[int, int] = {}
@@ -348,13 +355,13 @@ def _parallel_optimal(functions, calls, answers, language: str) -> Check:
 
 def check_calls(
     functions: list[dict], calls: list[dict], answers: list[dict], category: str, fixed: bool = False,
-    language: str = "python",
+    language: str = "python", underscore_to_dot: bool = False,
 ) -> Check:
     """BFCL ``ast_checker``: dispatch on ``category`` ("parallel" in it, else "multiple", else simple)."""
     if "parallel" in category:
         if len(calls) != len(answers):
             return _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
-        return (_parallel_optimal if fixed else _parallel_greedy)(functions, calls, answers, language)
+        return (_parallel_optimal if fixed else _parallel_greedy)(functions, calls, answers, language, underscore_to_dot)
     if "multiple" in category:
         if len(calls) != len(answers):
             return _fail("multiple_function_checker:wrong_count", "Wrong number of functions.")
@@ -367,7 +374,7 @@ def check_calls(
         description = find_description(functions, next(iter(answer)))
     else:
         description = functions[0] if functions else None
-    return check_call(description, calls[0], answer, language)
+    return check_call(description, calls[0], answer, language, underscore_to_dot)
 
 
 def undot_names(calls: list[dict], functions: list[dict]) -> list[dict]:

@@ -66,9 +66,14 @@ def test_json_and_tagged_fences_fail_to_decode_officially_but_pass_fixed(text):
     assert run(text, mode="fixed").passed is True
 
 
-def test_tool_calls_in_extra_are_used():
-    calls = [{"type": "function", "function": {"name": "triangle.area", "arguments": '{"base": 10, "height": 5}'}}]
+def test_tool_calls_in_extra_are_used_with_bfcl_underscore_names():
+    # Function-calling APIs forbid "." in names; BFCL then expects "triangle_area" (underscore_to_dot).
+    calls = [{"type": "function", "function": {"name": "triangle_area", "arguments": '{"base": 10, "height": 5}'}}]
     assert run(None, tool_calls=calls).passed is True
+    dotted = [{"type": "function", "function": {"name": "triangle.area", "arguments": '{"base": 10, "height": 5}'}}]
+    assert run(None, tool_calls=dotted).notes[0] == "error_type: simple_function_checker:wrong_func_name"
+    assert run(None, tool_calls=dotted, underscore_to_dot=False).passed is True
+    assert run(None, mode="fixed", tool_calls=dotted).passed is True and run(None, mode="fixed", tool_calls=calls).passed
 
 
 @pytest.mark.parametrize(
