@@ -226,6 +226,44 @@ def _converted(param: str, value: Any, schema_type: str, details: dict, language
     return convert(value, schema_type), expected, nested
 
 
+def check_param(param: Any, value: Any, details: dict, possible: dict, language: str = "python") -> Check:
+    """One given parameter of a call, by the official rules (type, conversion, allowed values).
+
+    ``details`` is the schema's ``properties``, ``possible`` the possible
+    answer's ``{param: [allowed values]}``. Raises UnsupportedConversion where
+    the official checker stops.
+    """
+    if param not in details or param not in possible:
+        return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
+    schema_type = _schema_type(details, param, "type")
+    value, expected, nested = _converted(param, value, schema_type, details, language)
+    if isinstance(value, Check):
+        return value
+    if schema_type == "tuple" and type(value) == tuple:
+        value = list(value)
+    if language == "python" and schema_type == "float" and type(value) == int:
+        value = float(value)
+    allowed = possible[param]
+    typed = check_type(param, value, allowed, schema_type, expected, nested)
+    if not typed.valid:
+        return typed
+    if not typed.is_variable:
+        if expected == dict:
+            return check_dict(param, value, allowed)
+        if expected == list and nested == dict:
+            return check_list_of_dicts(param, value, allowed)
+        if expected == str:
+            return check_string(param, value, allowed)
+        if expected == list:
+            return check_list(param, value, allowed)
+    if value not in allowed:
+        return _fail(
+            "value_error:others",
+            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {allowed}.",
+        )
+    return Check(True)
+
+
 def check_call(
     description: dict | None, call: dict, answer: dict, language: str = "python", underscore_to_dot: bool = False
 ) -> Check:
@@ -258,40 +296,9 @@ def check_call(
         if param not in params:
             return _fail("simple_function_checker:missing_required", f"Missing required parameter: {param!r}.")
     for param, value in params.items():
-        if param not in details or param not in possible:
-            return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
-        schema_type = _schema_type(details, param, "type")
-        value, expected, nested = _converted(param, value, schema_type, details, language)
-        if isinstance(value, Check):
-            return value
-        if schema_type == "tuple" and type(value) == tuple:
-            value = list(value)
-        if language == "python" and schema_type == "float" and type(value) == int:
-            value = float(value)
-        allowed = possible[param]
-        typed = check_type(param, value, allowed, schema_type, expected, nested)
-        if not typed.valid:
-            return typed
-        if not typed.is_variable:
-            if expected == dict:
-                checked = check_dict(param, value, allowed)
-            elif expected == list and nested == dict:
-                checked = check_list_of_dicts(param, value, allowed)
-            elif expected == str:
-                checked = check_string(param, value, allowed)
-            elif expected == list:
-                checked = check_list(param, value, allowed)
-            else:
-                checked = None
-            if checked is not None:
-                if not checked.valid:
-                    return checked
-                continue
-        if value not in allowed:
-            return _fail(
-                "value_error:others",
-                f"Invalid value for parameter {param!r}: {value!r}. Expected one of {allowed}.",
-            )
+        checked = check_param(param, value, details, possible, language)
+        if not checked.valid:
+            return checked
     for param, allowed in possible.items():
         if param not in params and "" not in allowed:
             return _fail(
