@@ -16,7 +16,9 @@ How each category is scored (faithful = bfcl-eval's ``eval_runner``):
   a failure is ``ast_decoder:decoder_failed``, a result that is not a list of
   ``{name: {params}}`` is ``ast_decoder:decoder_wrong_output_format``; then
   the AST checker (reviewer.scoring.bfcl_checker) with the Java or JavaScript
-  conversions where the category names the language.
+  conversions where the category names the language. Java and JavaScript
+  answers given as text are parsed with BFCL's tree-sitter parsers
+  (reviewer.scoring.bfcl_treesitter) when tree-sitter is installed.
 - irrelevance, live_irrelevance: passes when the answer does not decode to a
   call (``irrelevance_error:decoder_success`` otherwise); live_relevance:
   passes when it does (``relevance_error:decoder_failed``).
@@ -36,7 +38,7 @@ Not scored (skipped, with the reason in the notes): multi_turn_* (BFCL runs
 each turn's calls in its simulated API classes and compares states; an output
 here is one answer, not the per-turn call lists), exec_*, rest, sql, chatable
 (execution or no checker in the current release), Java and JavaScript answers
-given as text (BFCL parses them with tree-sitter grammars), parameter types the
+given as text when tree-sitter is not installed, parameter types the
 official checker cannot convert (it stops there too), and format_sensitivity
 items whose referenced question was not imported.
 
@@ -56,6 +58,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reviewer.scoring.base import Mode, ScoreResult, ScoringItem, ScoringOutput
+from reviewer.scoring import bfcl_treesitter
 from reviewer.scoring.bfcl_checker import check_calls, undot_names
 from reviewer.scoring.bfcl_decode import (
     DecodeError,
@@ -186,13 +189,16 @@ def _underscore_to_dot(output: ScoringOutput) -> bool:
 
 def _ast(item: ScoringItem, output: ScoringOutput, category: str, dispatch: str, fixed: bool) -> Verdict:
     language = language_of(category)
-    if language != "python" and not (output.extra or {}).get("tool_calls"):
-        return _not_scored(
-            f"a {language} answer given as text: BFCL decodes it with its tree-sitter {language} parser, which "
-            "reviewer does not include (answers given as tool calls are scored)"
-        )
     try:
-        calls = _decode(output, fixed)
+        if language != "python" and not (output.extra or {}).get("tool_calls"):
+            if not bfcl_treesitter.available():
+                return _not_scored(
+                    f"a {language} answer given as text: BFCL decodes it with its tree-sitter {language} parser, "
+                    f"and {bfcl_treesitter.MISSING_REASON} (answers given as tool calls are scored)"
+                )
+            calls = bfcl_treesitter.decode_prompting(output.text if output.text is not None else "", language)
+        else:
+            calls = _decode(output, fixed)
     except DecodeError as exc:
         return _failure("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {exc}")
     if not is_function_call_list(calls):
