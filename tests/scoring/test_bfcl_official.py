@@ -402,6 +402,10 @@ def compare_all(items):
                 same = not ours.scored
             else:
                 same = ours.scored and ours.valid == official[0] and ours.error_type == official[1]
+            if kind == "correct" or kind == "fc_correct":
+                counts[category][f"{kind}_total"] += 1
+                counts[category][f"{kind}_official_pass"] += official[0] is True
+                counts[category][f"{kind}_ours_pass"] += bool(ours.scored and ours.valid)
             if same:
                 counts[category]["equal"] += 1
                 counts[category]["passed" if official[0] is True else ("raised" if official[0] == "raised" else "failed")] += 1
@@ -468,6 +472,12 @@ def test_equal_verdict_and_error_type_per_record(shipped_items, capsys):
             c = counts[category]
             print(f"  {category}: compared {c['compared']}, equal {c['equal']}, official pass {c['passed']}, "
                   f"fail {c['failed']}, official raised {c['raised']}, not scored {c['not_scored']}")
+        for category in sorted(counts):
+            c = counts[category]
+            for kind in ("correct", "fc_correct"):
+                if c[f"{kind}_total"]:
+                    print(f"  {category} {kind} answers pass: ours {c[f'{kind}_ours_pass']}/{c[f'{kind}_total']}, "
+                          f"official {c[f'{kind}_official_pass']}/{c[f'{kind}_total']}")
     assert not differences, differences[:20]
     assert total["compared"] > 20000
     for category, c in counts.items():
@@ -513,3 +523,26 @@ def test_cli_scores_the_whole_shipped_release_without_a_crash(tmp_path):
     assert {"simple_python", "simple_java", "memory", "web_search", "irrelevance", "format_sensitivity"} <= categories
     assert not any(c.startswith("BFCL_v") for c in categories)
     assert faithful["summary"]["skipped"] >= 800  # the four multi_turn categories, not scored
+
+
+@pytest.mark.parametrize(
+    "language, category, schema, answer, value",
+    [
+        ("java", "simple_java", {"type": "Set"}, ["x"], "new HashSet<>()"),  # NotImplementedError officially
+        ("java", "simple_java", {"type": "Queue"}, ["x"], "q"),
+        ("java", "simple_java", {"type": "Short"}, [1], "1"),  # a type the table lacks: KeyError
+        ("python", "simple_python", {"type": "number"}, [1.5], 1.5),
+        ("python", "simple_python", {"type": "array"}, [[1]], [1]),  # array without items: KeyError
+        ("javascript", "simple_javascript", {"type": "object"}, [{}], "{}"),
+    ],
+)
+def test_where_the_official_checker_raises_ours_says_not_scored(language, category, schema, answer, value):
+    fn = {"name": "f", "parameters": {"type": "dict", "properties": {"p": schema}, "required": ["p"]}}
+    gold = [{"f": {"p": answer}}]
+    item = ScoringItem("x", "function_call", gold, payload={"functions": [fn]}, category=category)
+    output = ScoringOutput(None, extra={"tool_calls": [{"function": {"name": "f", "arguments": json.dumps({"p": value})}}]})
+    lang = {"java": Language.JAVA, "javascript": Language.JAVASCRIPT}.get(language, Language.PYTHON)
+    with pytest.raises(Exception):
+        ast_checker([fn], [{"f": {"p": value}}], gold, lang, category, "fc_model")
+    verdict = evaluate(item, output)
+    assert not verdict.scored and "official checker cannot check" in verdict.reason
