@@ -1,7 +1,8 @@
-"""BFCL's AST checker for Python function calls, rule for rule.
+"""BFCL's AST checker, rule for rule, for Python, Java and JavaScript calls.
 
-Reimplemented from the Berkeley Function Calling Leaderboard's published
-``ast_checker`` (Python language path). A possible answer maps each parameter
+Reimplemented from bfcl-eval's ``eval_checker/ast_eval/ast_checker.py`` (the
+current release, 2026.3.23) and checked record by record against it
+(tests/scoring/test_bfcl_official.py). A possible answer maps each parameter
 to its allowed values; "" among them means the parameter may be left out.
 
 Rules (faithful):
@@ -19,12 +20,32 @@ Rules (faithful):
   accepted when that differs from the schema type (BFCL's "variable" case);
 - strings compare after removing spaces and ``,./-_*^``, lowercasing and
   turning ' into "; lists compare whole, in order, their strings standardised;
-  dicts key by key (no unexpected key, no missing key unless it allows "").
+  dicts key by key (no unexpected key, no missing key unless it allows "");
+- Java and JavaScript (``language``): every argument must be a string
+  (``type_error:java`` / ``type_error:js`` otherwise) and is converted by its
+  declared type first (reviewer.scoring.bfcl_types), then checked as above;
+  no int-to-float allowance;
+- a tuple is accepted only for a ``tuple`` parameter (for ``array`` it fails
+  the type check); a ``**kwargs`` entry arrives under the key None and is an
+  unexpected parameter;
+- ``underscore_to_dot`` (BFCL's per-model flag for function-calling APIs)
+  expects "math_hypot" for "math.hypot";
+- where the official checker stops with an exception (a type it has no
+  mapping for, Java Set/Queue/Stack/Hashtable, an array without ``items``)
+  UnsupportedConversion is raised and the scorer reports "not scored".
 
-Fixed mode ("optimal parallel matching") matches parallel calls with a maximum
-bipartite matching, so an early call that fits two answers cannot block a
-correct assignment, and ("dotted names") accepts "math_factorial" for
-"math.factorial" as BFCL itself does for some model families.
+Fixed mode, each difference named:
+- "optimal parallel matching": parallel calls are matched with a maximum
+  bipartite matching, so an early call that fits two answers cannot block a
+  correct assignment (officially greedy);
+- "dotted names": "math_factorial" and "math.factorial" are both accepted
+  (officially only one of them, by the model's ``underscore_to_dot``);
+- with the fixed decoder (bfcl_decode.decode): tuples arrive as lists, so a
+  tuple passes an ``array`` parameter; ``**{"a": 1}`` arrives as ``a=1``.
+Reviewer-only error types, where the official checker would crash on the
+item rather than judge the output: ``simple_function_checker:no_description``
+(the expected function is not in the item's list), ``:no_answer`` (no possible
+answer), ``:unclear`` (arguments are not an object).
 """
 
 from __future__ import annotations

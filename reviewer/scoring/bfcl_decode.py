@@ -21,8 +21,9 @@ runs model text; the differences (each only where the official code could
 compute something reviewer will not):
   - names or calls inside arithmetic (``len(x)*2``; officially evaluated in the
     decoder module's globals, usually a NameError) are a decoding failure;
-  - results over ``MAX_EVAL_SIZE`` (``10**10**9``, ``"a"*10**9``) are a decoding
-    failure instead of a hang or an out-of-memory.
+  - results over ``MAX_EVAL_SIZE`` (``10**10**9``, ``"a"*10**9``,
+    ``"%0999999d" % 1``) are a decoding failure instead of a hang or an
+    out-of-memory.
 
 ``decode`` (fixed mode) is lenient, for the forms real models write; it
 differs from the official decoder in each of these, on purpose: fences with a
@@ -30,7 +31,8 @@ language tag and JSON are read; tuples become lists (accepted for arrays);
 arithmetic and unary operators are computed as Python does (``+5`` is 5,
 ``not True`` is False), or kept as source text when they involve names;
 ``f(**{"a": 1})`` is ``f(a=1)`` (other ``**`` unpacking fails to decode);
-a lambda, set or comparison is its source text instead of a failure.
+a lambda or comparison is its source text and a set a set, instead of a
+failure.
 Accepted forms (the first that applies wins):
 - ``extra["tool_calls"]``: an OpenAI-style list of ``{"function": {"name", "arguments"}}``
   (arguments as a JSON string or an object);
@@ -199,6 +201,10 @@ def _precheck(op: ast.operator, a: Any, b: Any) -> None:
                 raise _Refused("a power too large to compute")
     if isinstance(op, ast.LShift) and isinstance(b, int) and b > MAX_EVAL_SIZE * 3.33:
         raise _Refused("a shift too large to compute")
+    if isinstance(op, ast.Mod) and isinstance(a, (str, bytes)):
+        spec = a.decode("latin-1") if isinstance(a, bytes) else a
+        if re.search(r"%[^a-zA-Z%]*\d{6,}", spec):
+            raise _Refused("a %-format too wide to compute")
     if isinstance(op, ast.Mult):
         for seq, n in ((a, b), (b, a)):
             if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) and len(seq) * max(n, 0) > MAX_EVAL_SIZE:
