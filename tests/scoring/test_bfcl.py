@@ -187,7 +187,7 @@ def test_aggregate_reports_overall_and_per_category_accuracy():
         (simple, run("triangle.area(base=10, height=5)", simple)),
         (simple, run("triangle.area(base=1, height=5)", simple)),
         (parallel, run("[get_weather(city='Paris')]", parallel)),
-        (simple, run("x()", item("java"))),
+        (simple, run("x()", item("multi_turn_base"))),
     ]
     summary = SCORER.aggregate(pairs)
     assert summary["items"] == 3 and summary["skipped"] == 1
