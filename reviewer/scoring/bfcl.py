@@ -42,6 +42,12 @@ given as text when tree-sitter is not installed, parameter types the
 official checker cannot convert (it stops there too), and format_sensitivity
 items whose referenced question was not imported.
 
+A failed model call (status "error") is scored faithfully as bfcl-eval scores
+the text "Error during inference: ..." it records (an AST item fails with
+``ast_decoder:decoder_failed``, an irrelevance item passes; memory and
+web_search fail with ``agentic:inference_error``); in fixed mode it fails
+everywhere (``model_error``): a model that never answered did not abstain.
+
 Fixed mode: the lenient decoder (fences and JSON accepted), dotted names
 matched ("math_factorial" for "math.factorial"), and parallel calls matched
 by a maximum matching (see bfcl_checker and bfcl_decode).
@@ -223,7 +229,14 @@ def evaluate(item: ScoringItem, output: ScoringOutput, mode: Mode = "faithful") 
         if category == prefix or category.startswith(prefix + "_"):
             return _not_scored(f"category {category!r}: {reason}")
     if output.status == "error":
-        return _failure("model_error", "the model call failed")
+        if fixed:
+            return _failure("model_error", "the model call failed")
+        if category.startswith(AGENTIC):
+            return _failure("agentic:inference_error",
+                            "Error during inference phase. Model did not output a list of model responses.")
+        # bfcl-eval writes "Error during inference: <message>" as the result and scores that text,
+        # so it fails to decode: an AST item fails, an irrelevance item passes.
+        output = ScoringOutput(f"Error during inference: {output.text or ''}", status="error")
     if category == "format_sensitivity" or category.startswith("format_sensitivity"):
         original = (item.payload or {}).get("original_id")
         if not original or not (item.payload or {}).get("functions"):

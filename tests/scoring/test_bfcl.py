@@ -235,3 +235,14 @@ def test_faithful_decoder_matches_bfcl_on_its_quirks():
     for text in ("```python\nf(a=1)\n```", '[{"f": {"a": 1}}]', "f(a=-x)", "f(a=lambda: 1)", "f(a={1})", "f(a='s'-1)"):
         with pytest.raises(DecodeError):
             decode_ast_prompting(text)
+
+
+def test_failed_model_call_is_scored_as_bfcl_scores_its_error_text():
+    failed = ScoringOutput(text=None, status="error")
+    irrelevant = item("irrelevance", [WEATHER], [])
+    assert SCORER.score(irrelevant, failed, "faithful").passed is True  # the official quirk: no call made
+    assert SCORER.score(irrelevant, failed, "fixed").passed is False
+    result = SCORER.score(item(), failed, "faithful")
+    assert result.passed is False and result.notes[0] == "error_type: ast_decoder:decoder_failed"
+    memory = item("memory", [], ["Michael"])
+    assert SCORER.score(memory, failed).notes[0] == "error_type: agentic:inference_error"

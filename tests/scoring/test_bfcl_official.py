@@ -164,6 +164,7 @@ def ast_answers(item: ScoringItem, rng: random.Random):
         rng.shuffle(calls)
     text = lambda render=None: call_text(calls, render)  # noqa: E731
     yield "correct", ScoringOutput(text()), False
+    yield "model_error", ScoringOutput("HTTP 500 from the endpoint", status="error"), False
     yield "correct_bare", ScoringOutput(text()[1:-1]), False
     yield "fc_correct", ScoringOutput(None, extra={"tool_calls": tool_calls(calls, True)}), True
     yield "fc_dotted", ScoringOutput(None, extra={"tool_calls": tool_calls(calls, False), "underscore_to_dot": True}), True
@@ -339,6 +340,7 @@ def relevance_answers(item: ScoringItem, rng: random.Random):
         f"[{name}({arg}=(1, 2))]", f"[{name}({arg}=2*3)]", "print('hello')", "[1, 2]",
     ):
         yield "relevance", ScoringOutput(text), False
+    yield "model_error", ScoringOutput("connection refused", status="error"), False
 
 
 def agentic_answers(item: ScoringItem, rng: random.Random):
@@ -351,6 +353,7 @@ def agentic_answers(item: ScoringItem, rng: random.Random):
         f"{answer}-{answer}", "[]",
     ):
         yield "agentic", ScoringOutput(text), False
+    yield "model_error", ScoringOutput("timeout", status="error"), False
 
 
 # ------------------------------------------------------------------ the comparison
@@ -391,6 +394,17 @@ def compare_all(items):
             answers = ast_answers(item, rng)
         for kind, output, fc in answers:
             ours = evaluate(item, output, "faithful")
+            if output.status == "error":  # bfcl-eval records the error text as the model's result
+                if category in ("memory", "web_search"):  # the result is a string, not a list of steps
+                    official = (False, "agentic:inference_error")
+                    counts[category]["compared"] += 1
+                    same = ours.scored and not ours.valid and ours.error_type == official[1]
+                    counts[category]["equal" if same else "unequal"] += 1
+                    counts[category]["failed"] += same
+                    if not same:
+                        differences.append((record.record_id, kind, output.text, {}, official, ours))
+                    continue
+                output = ScoringOutput(f"Error during inference: {output.text}")
             if category in ("irrelevance", "live_irrelevance", "live_relevance"):
                 official = official_relevance(output, category)
             elif category in ("memory", "web_search"):
