@@ -32,7 +32,10 @@ How each category is scored (faithful = bfcl-eval's ``eval_runner``):
   whose APIs forbid "." (``underscore_to_dot``); ``extra["underscore_to_dot"]``
   overrides it per output.
 - format_sensitivity: each item is its referenced question with its possible
-  answers, checked like its own category with the Python return format.
+  answers, checked like its own category with Python rules; the answer is
+  decoded in the return format it was asked for (``extra["format_sensitivity_config"]``
+  as BFCL writes it, "ret_fmt=json&tool_call_tag=True&...", or
+  ``extra["return_format"]`` / ``extra["tool_call_tag"]``; default Python, no tag).
 
 Not scored (skipped, with the reason in the notes): multi_turn_* (BFCL runs
 each turn's calls in its simulated API classes and compares states; an output
@@ -125,14 +128,28 @@ def _failure(error_type: str, message: str, calls: int | None = None) -> Verdict
     return Verdict(True, False, error_type, [message], calls)
 
 
-def _decode(output: ScoringOutput, fixed: bool) -> list:
+_CONFIG = re.compile(r"ret_fmt=(python|json|verbose_xml|concise_xml)&tool_call_tag=(True|False)")
+
+
+def prompt_format(output: ScoringOutput) -> tuple[str, bool]:
+    """The return format and tool-call tag a format_sensitivity answer was asked for: from
+    ``extra["format_sensitivity_config"]`` (BFCL's "ret_fmt=json&tool_call_tag=True&..."),
+    else ``extra["return_format"]`` / ``extra["tool_call_tag"]``, else Python without a tag."""
+    extra = output.extra or {}
+    config = extra.get("format_sensitivity_config")
+    if isinstance(config, str) and (match := _CONFIG.search(config)):
+        return match.group(1), match.group(2) == "True"
+    return str(extra.get("return_format") or "python"), bool(extra.get("tool_call_tag"))
+
+
+def _decode(output: ScoringOutput, fixed: bool, prompt: tuple[str, bool] = ("python", False)) -> list:
     """The decoded answer (any shape the decoder gives); DecodeError when it does not decode."""
     tool_calls = (output.extra or {}).get("tool_calls")
     if tool_calls:
         return decode_structured(tool_calls)
-    if fixed:
+    if fixed and prompt == ("python", False):
         return decode(output.text, output.extra)
-    return decode_ast_prompting(output.text if output.text is not None else "")
+    return decode_ast_prompting(output.text if output.text is not None else "", *prompt)
 
 
 def _relevance(category: str, output: ScoringOutput, fixed: bool) -> Verdict:
@@ -193,7 +210,8 @@ def _underscore_to_dot(output: ScoringOutput) -> bool:
     return bool(extra.get("tool_calls"))
 
 
-def _ast(item: ScoringItem, output: ScoringOutput, category: str, dispatch: str, fixed: bool) -> Verdict:
+def _ast(item: ScoringItem, output: ScoringOutput, category: str, dispatch: str, fixed: bool,
+         prompt: tuple[str, bool] = ("python", False)) -> Verdict:
     language = language_of(category)
     try:
         if language != "python" and not (output.extra or {}).get("tool_calls"):
@@ -204,7 +222,7 @@ def _ast(item: ScoringItem, output: ScoringOutput, category: str, dispatch: str,
                 )
             calls = bfcl_treesitter.decode_prompting(output.text if output.text is not None else "", language)
         else:
-            calls = _decode(output, fixed)
+            calls = _decode(output, fixed, prompt)
     except DecodeError as exc:
         return _failure("ast_decoder:decoder_failed", f"Invalid syntax. Failed to decode AST. {exc}")
     if not is_function_call_list(calls):
@@ -242,7 +260,7 @@ def evaluate(item: ScoringItem, output: ScoringOutput, mode: Mode = "faithful") 
         if not original or not (item.payload or {}).get("functions"):
             return _not_scored("format_sensitivity: the question it refers to was not imported with it")
         # As bfcl-eval: checked with Python rules, dispatched on the original id ("parallel"/"multiple" in it).
-        return _ast(item, output, "format_sensitivity", original, fixed)
+        return _ast(item, output, "format_sensitivity", original, fixed, prompt_format(output))
     if category.startswith(AGENTIC):
         return _agentic(item, output)
     if "relevance" in category:  # irrelevance, live_irrelevance, live_relevance

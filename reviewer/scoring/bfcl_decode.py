@@ -281,15 +281,31 @@ def _official_call(node: ast.Call) -> Call:
     return {".".join(reversed(parts)): args}
 
 
-def decode_ast_prompting(text: str) -> list[Call]:
-    """BFCL's ``default_decode_ast_prompting`` for the Python return format; DecodeError when it fails."""
+RETURN_FORMATS = ("python", "json", "verbose_xml", "concise_xml")
+
+
+def decode_ast_prompting(text: str, return_format: str = "python", tool_call_tag: bool = False) -> list[Call]:
+    """BFCL's ``default_decode_ast_prompting`` for the Python, JSON and XML return formats
+    (the latter three and ``tool_call_tag`` are format_sensitivity's prompt variants);
+    DecodeError when it fails."""
     if not isinstance(text, str):
         raise DecodeError(f"the answer is a {type(text).__name__}, not text")
+    if return_format not in RETURN_FORMATS:
+        raise DecodeError(f"unknown return format {return_format!r}")
     result = text.strip("`\n ")
     if not result.startswith("["):
         result = "[" + result
     if not result.endswith("]"):
         result = result + "]"
+    if tool_call_tag:
+        match = re.search(r"<TOOLCALL>(.*?)</TOOLCALL>", result, re.DOTALL)
+        if not match:
+            raise DecodeError("No tool call tag found in input string")
+        result = match.group(1).strip()
+    if return_format == "json":
+        return _official_json(result)
+    if return_format in ("verbose_xml", "concise_xml"):
+        return _official_xml(result, verbose=return_format == "verbose_xml")
     cleaned = result.strip().strip("'")
     try:
         body = ast.parse(cleaned, mode="eval").body
@@ -309,6 +325,73 @@ def decode_ast_prompting(text: str) -> list[Call]:
     except DecodeError:
         raise
     except Exception as exc:  # TypeError, ZeroDivisionError, ...: the official decoder raises them too
+        raise DecodeError(f"{type(exc).__name__}: {exc}") from None
+
+
+def _official_json(text: str) -> list:
+    """``ast_parse`` JSON branch and ``parse_json_function_call``: ``[{"function", "parameters"}]``."""
+    match = re.search(r"\[.*\]", text, re.DOTALL)
+    if match:
+        text = match.group(0)
+    match = re.search(r"\[\s*{.*?}\s*(?:,\s*{.*?}\s*)*\]", text, re.DOTALL)
+    if match:
+        text = match.group(0)
+    try:
+        parsed = json.loads(text)
+    except RecursionError:
+        raise DecodeError("JSON nested too deeply") from None
+    except ValueError:
+        return []  # sic: officially an unreadable JSON answer is "no call", not a decoding failure
+    calls = []
+    try:
+        for entry in parsed:
+            if isinstance(entry, dict):
+                calls.append({entry["function"]: entry["parameters"]})
+    except (KeyError, TypeError) as exc:
+        raise DecodeError(f"{type(exc).__name__}: {exc}") from None
+    return calls
+
+
+def _xml_value(raw: str, type_name: str) -> Any:
+    """``convert_value_by_type``."""
+    if type_name == "string":
+        return raw
+    if type_name == "integer":
+        return int(raw)
+    if type_name == "float":
+        return float(raw)
+    if type_name == "boolean":
+        return raw.lower() == "true"
+    if type_name == "null":
+        return None
+    if type_name in ("array", "tuple", "object", "dict"):
+        return ast.literal_eval(raw)
+    return raw
+
+
+def _official_xml(text: str, verbose: bool) -> list:
+    """``parse_verbose_xml_function_call`` / ``parse_concise_xml_function_call``."""
+    import xml.etree.ElementTree as ET  # expat: no external entities, bounded entity expansion
+
+    match = re.search(r"<functions>(.*?)</functions>", text, re.DOTALL)
+    if not match:
+        raise DecodeError("No XML function call found in input string. Missing <functions> tag.")
+    try:
+        root = ET.fromstring(match.group(0))
+        calls = []
+        for func in root.findall("function"):
+            params = {}
+            if verbose:
+                container = func.find("params")
+                elements = container.findall("param") if container is not None else func.findall("param")
+                for param in elements:
+                    params[param.attrib.get("name")] = _xml_value(param.attrib.get("value", ""), param.attrib.get("type", "string"))
+            else:
+                for param in func.findall("param"):
+                    params[param.attrib["name"]] = _xml_value((param.text or "").strip(), param.attrib.get("type", "string"))
+            calls.append({func.attrib["name"]: params})
+        return calls
+    except Exception as exc:  # ParseError, KeyError, ValueError, SyntaxError: the official parser raises too
         raise DecodeError(f"{type(exc).__name__}: {exc}") from None
 
 

@@ -246,3 +246,21 @@ def test_failed_model_call_is_scored_as_bfcl_scores_its_error_text():
     assert result.passed is False and result.notes[0] == "error_type: ast_decoder:decoder_failed"
     memory = item("memory", [], ["Michael"])
     assert SCORER.score(memory, failed).notes[0] == "error_type: agentic:inference_error"
+
+
+def test_xml_answers_cannot_expand_entities_or_read_files(tmp_path):
+    from reviewer.scoring.bfcl_decode import decode_ast_prompting
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET", encoding="utf-8")
+    external = (f'<!DOCTYPE x [<!ENTITY e SYSTEM "file://{secret}">]><functions><function name="f">'
+                '<param name="a" type="string">&e;</param></function></functions>')
+    laughs = ('<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+              '<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><functions><function name="f">'
+              '<param name="a" type="string">&c;</param></function></functions>')
+    for text in (external, laughs):
+        with pytest.raises(DecodeError) as exc:
+            decode_ast_prompting(text, "concise_xml")
+        assert "TOP-SECRET" not in str(exc.value) and "aaaaaaaaaa" not in str(exc.value)
+    ok = '<functions><function name="f"><param name="a" type="integer">5</param></function></functions>'
+    assert decode_ast_prompting(f"<TOOLCALL>{ok}</TOOLCALL>", "concise_xml", True) == [{"f": {"a": 5}}]

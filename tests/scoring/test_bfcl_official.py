@@ -20,6 +20,7 @@ where the official code raises, ours says "not scored".
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import sys
@@ -56,6 +57,7 @@ from bfcl_eval.eval_checker.multi_turn_eval.multi_turn_utils import is_empty_exe
 from bfcl_eval.model_handler.utils import (  # noqa: E402
     default_decode_ast_prompting,
     default_decode_execute_prompting,
+    parse_prompt_variation_params,
 )
 from bfcl_eval.utils import is_empty_output, is_function_calling_format_output  # noqa: E402
 
@@ -77,7 +79,12 @@ def official_ast(item: ScoringItem, output: ScoringOutput, category: str, fc: bo
         else:
             return_format = {Language.JAVA: ReturnFormat.JAVA, Language.JAVASCRIPT: ReturnFormat.JAVASCRIPT}.get(
                 language, ReturnFormat.PYTHON)
-            decoded = default_decode_ast_prompting(output.text, return_format)
+            config = (output.extra or {}).get("format_sensitivity_config")
+            if config:  # as format_sensitivity_runner reads it
+                fmt, tag, *_ = parse_prompt_variation_params(config)
+                decoded = default_decode_ast_prompting(output.text, ReturnFormat(fmt), tag)
+            else:
+                decoded = default_decode_ast_prompting(output.text, return_format)
     except Exception:
         return False, "ast_decoder:decoder_failed"
     if not is_function_calling_format_output(decoded):
@@ -240,6 +247,51 @@ def ast_answers(item: ScoringItem, rng: random.Random):
             yield "dict_as_str", ScoringOutput(r(repr(json.dumps(value)))), False
 
 
+XML_TYPES = {str: "string", bool: "boolean", int: "integer", float: "float", list: "array", dict: "dict", type(None): "null"}
+
+
+def in_format(calls: list, fmt: str, rng: random.Random, wrong_type: bool = False) -> str:
+    """The calls as a format_sensitivity prompt asks for them."""
+    if fmt == "python":
+        return call_text(calls)
+    if fmt == "json":
+        return json.dumps([{"function": n, "parameters": a} for c in calls for n, a in c.items()])
+    out = []
+    for call in calls:
+        (name, args), = call.items()
+        params = []
+        for k, v in args.items():
+            kind = "string" if wrong_type and rng.random() < 0.5 else XML_TYPES.get(type(v), "string")
+            raw = repr(v) if isinstance(v, (list, dict)) else ("true" if v is True else "false" if v is False else str(v))
+            raw = raw.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+            if fmt == "verbose_xml":
+                params.append(f'<param name="{k}" value="{raw}" type="{kind}"/>')
+            else:
+                params.append(f'<param name="{k}" type="{kind}">{raw}</param>')
+        inner = "".join(params)
+        out.append(f'<function name="{name}">' + (f"<params>{inner}</params>" if fmt == "verbose_xml" else inner) + "</function>")
+    return "<functions>" + "".join(out) + "</functions>"
+
+
+def format_answers(item: ScoringItem, rng: random.Random):
+    """format_sensitivity: answers in each of BFCL's return formats, with and without the tool-call tag."""
+    calls = [first_values(a) for a in item.gold]
+    for fmt in ("python", "json", "verbose_xml", "concise_xml"):
+        for tag in (False, True):
+            config = f"ret_fmt={fmt}&tool_call_tag={tag}&func_doc_fmt=json&prompt_fmt=plaintext&style=classic"
+            body = in_format(calls, fmt, rng)
+            texts = {
+                "fmt_correct": f"<TOOLCALL>{body}</TOOLCALL>" if tag else body,
+                "fmt_untagged": body,
+                "fmt_prose": f"Here you go: <TOOLCALL>{body}</TOOLCALL> done" if tag else f"Here you go: {body}",
+                "fmt_wrong_type": in_format(calls, fmt, rng, wrong_type=True),
+                "fmt_other": in_format(calls, rng.choice(["python", "json", "verbose_xml", "concise_xml"]), rng),
+                "fmt_broken": body[: max(1, len(body) // 2)],
+            }
+            for kind, text in texts.items():
+                yield kind, ScoringOutput(text, extra={"format_sensitivity_config": config}), False
+
+
 # ------------------------------------------------------------------ Java and JavaScript source strings
 
 
@@ -390,6 +442,8 @@ def compare_all(items):
             answers = agentic_answers(item, rng)
         elif "java" in category:
             answers = typed_answers(item, "javascript" if "javascript" in category else "java", rng)
+        elif category == "format_sensitivity":
+            answers = itertools.chain(ast_answers(item, rng), format_answers(item, rng))
         else:
             answers = ast_answers(item, rng)
         for kind, output, fc in answers:
