@@ -51,9 +51,21 @@ the text "Error during inference: ..." it records (an AST item fails with
 web_search fail with ``agentic:inference_error``); in fixed mode it fails
 everywhere (``model_error``): a model that never answered did not abstain.
 
-Fixed mode: the lenient decoder (fences and JSON accepted), dotted names
-matched ("math_factorial" for "math.factorial"), and parallel calls matched
-by a maximum matching (see bfcl_checker and bfcl_decode).
+Fixed mode, every difference from faithful named (details in bfcl_decode and
+bfcl_checker):
+1. decoding Python-format text: the lenient decoder; fenced answers with a
+   language tag and JSON calls are read; tuples become lists (so they pass
+   array parameters); ``+5`` is 5 and ``not True`` False; ``f(**{"a": 1})`` is
+   ``f(a=1)``; lambdas and comparisons become source text instead of failures.
+   This applies to AST and relevance categories alike (a JSON call counts as a
+   call for irrelevance);
+2. function names: "math_factorial" and "math.factorial" both match, whatever
+   the model's ``underscore_to_dot``;
+3. parallel calls: a maximum matching instead of BFCL's greedy one;
+4. a failed model call fails every category (``model_error``).
+Unchanged in fixed mode: the Java / JavaScript conversions and tree-sitter
+parsing, the JSON / XML return formats of format_sensitivity, the agentic
+check, and every type and value rule.
 
 Per output: ``accuracy`` (1 or 0, primary), ``calls``; the first note is
 ``error_type: <BFCL's error type>`` for a failure. ``aggregate`` gives the
