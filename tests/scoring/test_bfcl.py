@@ -264,3 +264,25 @@ def test_xml_answers_cannot_expand_entities_or_read_files(tmp_path):
         assert "TOP-SECRET" not in str(exc.value) and "aaaaaaaaaa" not in str(exc.value)
     ok = '<functions><function name="f"><param name="a" type="integer">5</param></function></functions>'
     assert decode_ast_prompting(f"<TOOLCALL>{ok}</TOOLCALL>", "concise_xml", True) == [{"f": {"a": 5}}]
+
+
+@pytest.mark.parametrize(
+    "text, faithful_error",
+    [
+        ("triangle.area(base=10, height=5, tags=('a', 'b'))", "type_error:simple"),  # a tuple for an array
+        ("triangle.area(base=+10, height=5)", "value_error:others"),  # officially +10 is -10
+        ("triangle.area(base=10, **{'height': 5})", "simple_function_checker:missing_required"),
+        ("```python\ntriangle.area(base=10, height=5)\n```", "ast_decoder:decoder_failed"),
+    ],
+)
+def test_each_fixed_mode_difference_changes_the_verdict(text, faithful_error):
+    faithful = run(text)
+    assert faithful.passed is False and faithful.notes[0] == f"error_type: {faithful_error}", faithful.notes
+    assert run(text, mode="fixed").passed is True
+
+
+def test_fixed_mode_counts_a_json_call_as_a_call_for_irrelevance():
+    irrelevant = item("irrelevance", [WEATHER], [])
+    text = '[{"get_weather": {"city": "Paris"}}]'
+    assert run(text, irrelevant).passed is True  # officially it fails to decode, so "no call"
+    assert run(text, irrelevant, mode="fixed").passed is False
