@@ -59,7 +59,7 @@ from reviewer.formats.registry import dataset_format
 from reviewer.jobs import JobContext
 from reviewer.kinds import ItemKind
 
-PREFIX = "BFCL_v3_"  # the prefix of files written for a category that had none
+PREFIX = "BFCL_v3_"  # the v3 prefix, assumed where a file's version cannot be told
 FILE_NAME = re.compile(r"^BFCL_v(\d+)_(.+)\.json$")
 GLOB = "BFCL_v*_*.json"
 ANSWER_DIR = "possible_answer"
@@ -115,6 +115,8 @@ def question_files(path: Path) -> list[Path]:
     """The question files to import from a file or folder; InputError when there are none."""
     path = Path(path)
     if path.is_dir():
+        if path.name == ANSWER_DIR:
+            raise InputError(path, None, "this is the possible-answer folder; import the folder above it")
         files = sorted(p for p in path.glob(GLOB) if p.is_file() and FILE_NAME.match(p.name))
         if not files:
             raise InputError(path, None, "no BFCL_v<N>_<category>.json question files in this folder")
@@ -418,7 +420,7 @@ class BfclFormat:
     def detect(self, path: Path) -> bool:
         path = Path(path)
         if path.is_dir():
-            return any(FILE_NAME.match(p.name) for p in path.glob(GLOB))
+            return path.name != ANSWER_DIR and any(FILE_NAME.match(p.name) for p in path.glob(GLOB))
         return is_question_file(path)
 
     def read(self, path: Path, ctx: JobContext) -> ParsedDataset:

@@ -300,6 +300,8 @@ def test_v4_file_is_detected_and_its_category_has_no_version(tmp_path):
     qfile = make_v4(tmp_path, "simple_python", V4_SIMPLE)
     assert find_dataset_format(qfile).name == "bfcl" and find_dataset_format(tmp_path).name == "bfcl"
     assert not FMT.detect(tmp_path / "possible_answer" / qfile.name)
+    assert not FMT.detect(tmp_path / "possible_answer")
+    assert "possible-answer folder" in error_of(tmp_path / "possible_answer")
     parsed = FMT.read(qfile, silent())
     items = list(parsed.items)
     assert {i.category for i in items} == {"simple_python"}
