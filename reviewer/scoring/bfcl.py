@@ -86,6 +86,7 @@ from reviewer.scoring.bfcl_decode import (
     decode,
     decode_ast_prompting,
     decode_structured,
+    decode_tool_calls,
     is_empty_output,
     is_function_call_list,
 )
@@ -158,7 +159,7 @@ def _decode(output: ScoringOutput, fixed: bool, prompt: tuple[str, bool] = ("pyt
     """The decoded answer (any shape the decoder gives); DecodeError when it does not decode."""
     tool_calls = (output.extra or {}).get("tool_calls")
     if tool_calls:
-        return decode_structured(tool_calls)
+        return decode_structured(tool_calls) if fixed else decode_tool_calls(tool_calls)
     if fixed and prompt == ("python", False):
         return decode(output.text, output.extra)
     return decode_ast_prompting(output.text if output.text is not None else "", *prompt)

@@ -395,6 +395,27 @@ def _official_xml(text: str, verbose: bool) -> list:
         raise DecodeError(f"{type(exc).__name__}: {exc}") from None
 
 
+def decode_tool_calls(tool_calls: Any) -> list:
+    """A function-calling model's tool calls as BFCL's FC handlers decode them: ``[{name:
+    json.loads(arguments)}]``, whatever the arguments decode to (a non-object then fails the
+    format check, as officially); DecodeError when the arguments are not JSON."""
+    if not isinstance(tool_calls, list):
+        raise DecodeError(f"tool_calls is a {type(tool_calls).__name__}, not a list")
+    calls = []
+    for i, entry in enumerate(tool_calls):
+        function = entry.get("function", entry) if isinstance(entry, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise DecodeError(f"$[{i}]: a tool call needs a function name")
+        arguments = function.get("arguments", {})
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except (ValueError, RecursionError) as exc:
+                raise DecodeError(f"$[{i}]: arguments are not valid JSON ({exc})") from None
+        calls.append({function["name"]: arguments})
+    return calls
+
+
 def is_function_call_list(decoded: Any) -> bool:
     """BFCL's ``is_function_calling_format_output``: a list of ``{name: {params}}``."""
     if type(decoded) != list:

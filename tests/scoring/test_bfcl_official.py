@@ -175,6 +175,9 @@ def ast_answers(item: ScoringItem, rng: random.Random):
     yield "correct_bare", ScoringOutput(text()[1:-1]), False
     yield "fc_correct", ScoringOutput(None, extra={"tool_calls": tool_calls(calls, True)}), True
     yield "fc_dotted", ScoringOutput(None, extra={"tool_calls": tool_calls(calls, False), "underscore_to_dot": True}), True
+    broken = tool_calls(calls, True)
+    broken[0]["function"]["arguments"] = rng.choice(["[1, 2]", "not json", '"text"', "null", "{"])
+    yield "fc_bad_arguments", ScoringOutput(None, extra={"tool_calls": broken}), True
     yield "fenced_python", ScoringOutput(f"```python\n{text()}\n```"), False
     yield "fenced_bare", ScoringOutput(f"```\n{text()}\n```"), False
     yield "json_text", ScoringOutput(json.dumps(calls)), False
