@@ -18,7 +18,8 @@ expected call, each parameter's status:
 structural diff: a matching parameter shows the output's own value (no
 change), a mismatching one its first allowed value, an optional absent one is
 left out. Reads the output as the fixed-mode decoder does (Python calls, JSON,
-tool calls). Qt-free; the item view shows it.
+tool calls; Java and JavaScript text with BFCL's tree-sitter parsers when
+installed). Qt-free; the item view shows it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from reviewer.scoring import bfcl_treesitter
 from reviewer.scoring.bfcl import language_of, plain_category
 from reviewer.scoring.bfcl_checker import check_param, find_description, standardise
 from reviewer.scoring.bfcl_decode import DecodeError, decode
@@ -134,7 +136,12 @@ def compare_output(
     functions = functions or []
     language = language_of(plain_category(category))
     try:
-        calls = decode(text, extra)
+        if language != "python" and not (extra or {}).get("tool_calls") and bfcl_treesitter.available():
+            calls = bfcl_treesitter.decode_prompting(text or "", language)
+            if not isinstance(calls, list):
+                raise DecodeError(f"no {language} call found")
+        else:
+            calls = decode(text, extra)
     except DecodeError as exc:
         return OutputComparison([CallComparison(next(iter(a)), None, compare_call(None, a, None)) for a in answers],
                                 output_calls=None, problem=str(exc))

@@ -45,6 +45,10 @@ def test_java_source_strings_are_converted_before_comparing():
     assert statuses(compare_output(gold, None, {"tool_calls": calls}, [fn], "simple_java")) == {"n": "match"}
     calls = [{"function": {"name": "Calc_add", "arguments": '{"n": "5"}'}}]  # a long needs its L
     assert statuses(compare_output(gold, None, {"tool_calls": calls}, [fn], "simple_java")) == {"n": "mismatch"}
+    from reviewer.scoring import bfcl_treesitter
+
+    if bfcl_treesitter.available():  # Java text, parsed as BFCL parses it
+        assert statuses(compare_output(gold, "Calc.add(n=5L)", None, [fn], "simple_java")) == {"n": "match"}
 
 
 def test_parallel_calls_pair_with_the_best_matching_output_call_and_extras_are_listed():
