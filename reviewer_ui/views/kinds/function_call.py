@@ -36,8 +36,9 @@ def messages_html(turns) -> str:
     return "".join(parts) or "<i>no messages</i>"
 
 
-_STATUS = {"match": "✓ match", "optional_absent": "✓ absent (optional)", "mismatch": "✗ mismatch",
+_STATUS = {"match": "✓ match", "optional_absent": "✓ optional", "mismatch": "✗ mismatch",
            "missing": "✗ missing", "unexpected": "✗ unexpected"}
+_NOWRAP = " style='white-space:nowrap'"
 
 
 def params_html(comparison) -> str:
@@ -50,14 +51,14 @@ def params_html(comparison) -> str:
         given = html.escape(call.output_function) if call.output_function else "<i>no call of this function</i>"
         parts.append(f"<p><b>{html.escape(call.function)}</b> — output: {given}</p>")
         rows = "".join(
-            f"<tr><td>{html.escape(p.name)}</td><td>{_STATUS.get(p.status, p.status)}</td>"
+            f"<tr><td{_NOWRAP}>{html.escape(p.name)}</td><td{_NOWRAP}>{_STATUS.get(p.status, p.status)}</td>"
             f"<td>{esc(p.value) if p.status not in ('missing', 'optional_absent') else '—'}</td>"
-            f"<td>{', '.join(esc(a) for a in p.allowed if a != '')}{' (or absent)' if '' in p.allowed else ''}</td>"
-            f"<td>{html.escape(p.reason)}</td></tr>"
+            f"<td>{', '.join(esc(a) for a in p.allowed if a != '')}{' (or absent)' if '' in p.allowed else ''}</td></tr>"
             for p in call.params
         )
-        parts.append("<table border='1' cellspacing='0' cellpadding='3'><tr><th>parameter</th><th>status</th>"
-                     f"<th>output</th><th>any of</th><th>why</th></tr>{rows}</table>")
+        head = "".join(f"<th{_NOWRAP}>{h}</th>" for h in ("parameter", "verdict", "output", "any of"))
+        parts.append(f"<table border='1' cellspacing='0' cellpadding='3'><tr>{head}</tr>{rows}</table>")
+        parts.extend(f"<p><b>{html.escape(p.name)}</b>: {html.escape(p.reason)}</p>" for p in call.params if p.reason)
     for extra in comparison.extra_calls:
         parts.append(f"<p>✗ extra call: {html.escape(repr(extra))}</p>")
     return "".join(parts) or "<i>no possible answers for this item</i>"
