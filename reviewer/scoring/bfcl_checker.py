@@ -42,10 +42,11 @@ Fixed mode, each difference named:
   (officially only one of them, by the model's ``underscore_to_dot``);
 - with the fixed decoder (bfcl_decode.decode): tuples arrive as lists, so a
   tuple passes an ``array`` parameter; ``**{"a": 1}`` arrives as ``a=1``.
-Reviewer-only error types, where the official checker would crash on the
-item rather than judge the output: ``simple_function_checker:no_description``
-(the expected function is not in the item's list), ``:no_answer`` (no possible
-answer), ``:unclear`` (arguments are not an object).
+Where the official checker would crash on the item rather than judge the
+output (the expected function is not in the item's list, a possible answer
+that is not a parameter object) UnsupportedConversion is raised ("not
+scored"); reviewer-only error types: ``simple_function_checker:no_answer``
+(no possible answer), ``:unclear`` (arguments are not an object).
 """
 
 from __future__ import annotations
@@ -301,7 +302,13 @@ def check_call(
     """
     (expected_name, possible), = answer.items()
     if description is None:
-        return _fail("simple_function_checker:no_description", f"Function {expected_name!r} is not in the item's function list.")
+        raise UnsupportedConversion(
+            f"the possible answer names function {expected_name!r}, which is not in the item's function list "
+            "(the official checker stops here: TypeError)")
+    if not isinstance(possible, dict):
+        raise UnsupportedConversion(
+            f"the possible answer for {expected_name!r} is a {type(possible).__name__}, not a parameter object "
+            "(the official checker stops here)")
     schema = description.get("parameters") or {}
     details = schema.get("properties") or {}
     required = schema.get("required") or []

@@ -129,6 +129,8 @@ def official_agentic(output: ScoringOutput, gold: list):
 def first_values(answer: dict) -> dict:
     """One correct call: the first allowed value of each parameter, optional ones left out."""
     (name, params), = answer.items()
+    if not isinstance(params, dict):  # a malformed possible answer (v3 parallel_multiple_179)
+        return {name: {}}
     return {name: {p: next(v for v in allowed if v != "") for p, allowed in params.items()
                    if any(v != "" for v in allowed)}}
 
@@ -333,7 +335,8 @@ def typed_answers(item: ScoringItem, language: str, rng: random.Random):
     """FC answers whose arguments are source strings, and perturbations of them."""
     source = java_source if language == "java" else js_source
     (name, params), = first_values(item.gold[0]).items()
-    schema = {f["name"]: f for f in item.payload["functions"]}[name]["parameters"]["properties"]
+    by_name = {f["name"]: f for f in item.payload["functions"]}
+    schema = (by_name.get(name) or item.payload["functions"][0])["parameters"]["properties"]
     args = {k: source(v, schema.get(k, {})) for k, v in params.items()}
 
     def out(a, underscore=True):
@@ -617,3 +620,27 @@ def test_where_the_official_checker_raises_ours_says_not_scored(language, catego
         ast_checker([fn], [{"f": {"p": value}}], gold, lang, category, "fc_model")
     verdict = evaluate(item, output)
     assert not verdict.scored and "official checker cannot check" in verdict.reason
+
+
+REFDATA_V3 = (Path(__file__).resolve().parents[2].parent / "shared" / "refdata" / "SchemaReinforcementLearning"
+              / "schemabench" / "berkeley-function-call-leaderboard" / "data")
+
+
+@pytest.mark.refdata
+def test_v3_release_is_scored_like_the_current_official_checker(capsys):
+    """The previous release (v3 names: simple, java, javascript, ...), data bfcl-eval does not ship."""
+    if not REFDATA_V3.is_dir():
+        pytest.skip(f"{REFDATA_V3} not found: the BFCL v3 reference data is not beside the project")
+    not_scored = ("exec", "rest", "sql", "chatable", "multi_turn")
+    items = [r for r in BfclFormat().read(REFDATA_V3, silent()).items
+             if not r.category.startswith(not_scored)]
+    counts, differences = compare_all(items)
+    total = Counter()
+    for c in counts.values():
+        total.update(c)
+    with capsys.disabled():
+        print(f"\nbfcl_v3_records_compared: {total['compared']}")
+        print(f"bfcl_v3_records_equal: {total['equal']}")
+    assert not differences, differences[:20]
+    assert {"simple", "java", "javascript", "parallel_multiple", "live_irrelevance"} <= set(counts)
+    assert total["compared"] > 20000
