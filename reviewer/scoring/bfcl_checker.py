@@ -202,7 +202,6 @@ def check_list_of_dicts(param: str, value: list, allowed: list) -> Check:
 
 
 NESTED_CONVERSION_TYPES = ("Array", "ArrayList", "array")
-LANGUAGES = ("python", "java", "javascript")
 
 
 def _schema_type(details: dict, param: str, what: str) -> Any:
