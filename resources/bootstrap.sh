@@ -87,6 +87,17 @@ install_real_model_tier() {
     fi
 }
 
+# BFCL's official checker, the reference our BFCL scoring is tested against. Installed without its
+# declared requirements (torch via sentence-transformers, faiss, provider SDKs); what its checker and
+# decoder import is in the test extra of pyproject.toml.
+BFCL_EVAL="bfcl-eval==2026.3.23"
+
+install_bfcl_reference() {
+    if ! .venv/bin/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('bfcl_eval') is None)"; then
+        .venv/bin/python -m pip install -q --no-deps "$BFCL_EVAL" 2>&1 | grep -v "is ignored" >&2 || true
+    fi
+}
+
 PG_URL_DEFAULT="postgresql://postgres@127.0.0.1:5432/test"
 
 ensure_postgres() {
@@ -124,6 +135,7 @@ case "$mode" in
         install_debs "${QT_DEBS[@]}"
         make_venv "[test]"
         install_real_model_tier
+        install_bfcl_reference
         ensure_postgres
         export QT_QPA_PLATFORM=offscreen
         export REVIEWER_TEST_PG="${REVIEWER_TEST_PG:-$PG_URL_DEFAULT}"

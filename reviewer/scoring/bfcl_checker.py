@@ -1,7 +1,8 @@
-"""BFCL's AST checker for Python function calls, rule for rule.
+"""BFCL's AST checker, rule for rule, for Python, Java and JavaScript calls.
 
-Reimplemented from the Berkeley Function Calling Leaderboard's published
-``ast_checker`` (Python language path). A possible answer maps each parameter
+Reimplemented from bfcl-eval's ``eval_checker/ast_eval/ast_checker.py`` (the
+current release, 2026.3.23) and checked record by record against it
+(tests/scoring/test_bfcl_official.py). A possible answer maps each parameter
 to its allowed values; "" among them means the parameter may be left out.
 
 Rules (faithful):
@@ -19,12 +20,33 @@ Rules (faithful):
   accepted when that differs from the schema type (BFCL's "variable" case);
 - strings compare after removing spaces and ``,./-_*^``, lowercasing and
   turning ' into "; lists compare whole, in order, their strings standardised;
-  dicts key by key (no unexpected key, no missing key unless it allows "").
+  dicts key by key (no unexpected key, no missing key unless it allows "");
+- Java and JavaScript (``language``): every argument must be a string
+  (``type_error:java`` / ``type_error:js`` otherwise) and is converted by its
+  declared type first (reviewer.scoring.bfcl_types), then checked as above;
+  no int-to-float allowance;
+- a tuple is accepted only for a ``tuple`` parameter (for ``array`` it fails
+  the type check); a ``**kwargs`` entry arrives under the key None and is an
+  unexpected parameter;
+- ``underscore_to_dot`` (BFCL's per-model flag for function-calling APIs)
+  expects "math_hypot" for "math.hypot";
+- where the official checker stops with an exception (a type it has no
+  mapping for, Java Set/Queue/Stack/Hashtable, an array without ``items``)
+  UnsupportedConversion is raised and the scorer reports "not scored".
 
-Fixed mode ("optimal parallel matching") matches parallel calls with a maximum
-bipartite matching, so an early call that fits two answers cannot block a
-correct assignment, and ("dotted names") accepts "math_factorial" for
-"math.factorial" as BFCL itself does for some model families.
+Fixed mode, each difference named:
+- "optimal parallel matching": parallel calls are matched with a maximum
+  bipartite matching, so an early call that fits two answers cannot block a
+  correct assignment (officially greedy);
+- "dotted names": "math_factorial" and "math.factorial" are both accepted
+  (officially only one of them, by the model's ``underscore_to_dot``);
+- with the fixed decoder (bfcl_decode.decode): tuples arrive as lists, so a
+  tuple passes an ``array`` parameter; ``**{"a": 1}`` arrives as ``a=1``.
+Where the official checker would crash on the item rather than judge the
+output (the expected function is not in the item's list, a possible answer
+that is not a parameter object) UnsupportedConversion is raised ("not
+scored"); reviewer-only error types: ``simple_function_checker:no_answer``
+(no possible answer), ``:unclear`` (arguments are not an object).
 """
 
 from __future__ import annotations
@@ -32,6 +54,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from reviewer.scoring.bfcl_types import JAVA_TYPES, JS_TYPES, UnsupportedConversion, java_convert, js_convert
 
 TYPES: dict[str, type] = {
     "string": str,
@@ -84,7 +108,7 @@ def check_type(param: str, value: Any, allowed: list, schema_type: str, expected
             ok = True
             if type(option) == list:
                 for item in value:
-                    if not check_type(param, item, option, nested.__name__, nested, None).valid:
+                    if not check_type(param, item, option, str(nested), nested, None).valid:
                         ok = False
                         break
             if ok:
@@ -177,15 +201,119 @@ def check_list_of_dicts(param: str, value: list, allowed: list) -> Check:
     return result
 
 
-def check_call(description: dict | None, call: dict, answer: dict) -> Check:
-    """One predicted call ``{name: params}`` against one possible answer ``{name: allowed}``."""
+NESTED_CONVERSION_TYPES = ("Array", "ArrayList", "array")
+
+
+def _schema_type(details: dict, param: str, what: str) -> Any:
+    """A declared type the official checker reads by subscript; missing means it would stop."""
+    try:
+        return details[param]["type"] if what == "type" else details[param]["items"]["type"]
+    except (KeyError, TypeError):
+        field_name = "type" if what == "type" else "items.type"
+        raise UnsupportedConversion(
+            f"parameter {param!r} has no {field_name} in its schema; the official checker stops here (KeyError)"
+        ) from None
+
+
+def _converted(param: str, value: Any, schema_type: str, details: dict, language: str):
+    """``(value, expected type, nested type)`` after the language's conversion, or a failed Check."""
+    nested = None
+    if language == "python":
+        if schema_type not in TYPES:
+            raise UnsupportedConversion(f"parameter {param!r} has a type BFCL's Python rules do not know: {schema_type!r}")
+        expected = TYPES[schema_type]
+        if schema_type in NESTED_TYPES:
+            nested_type = _schema_type(details, param, "items")
+            if nested_type not in TYPES:
+                raise UnsupportedConversion(f"parameter {param!r} has items of a type BFCL does not know: {nested_type!r}")
+            nested = TYPES[nested_type]
+        return value, expected, nested
+    table, convert, tag = (JAVA_TYPES, java_convert, "java") if language == "java" else (JS_TYPES, js_convert, "js")
+    if schema_type not in table:
+        raise UnsupportedConversion(f"parameter {param!r} has a type BFCL's {language} rules do not know: {schema_type!r}")
+    expected = table[schema_type]
+    if type(value) != str:
+        return _fail(
+            f"type_error:{tag}",
+            f"Incorrect type for parameter {param!r}. Expected type String, got {type(value).__name__}. "
+            f"Parameter value: {value!r}.",
+        ), None, None
+    if schema_type in NESTED_CONVERSION_TYPES:
+        nested_type = _schema_type(details, param, "items")
+        if nested_type not in table:
+            raise UnsupportedConversion(f"parameter {param!r} has items of a type BFCL does not know: {nested_type!r}")
+        nested = table[nested_type]
+        return convert(value, schema_type, nested_type), expected, nested
+    return convert(value, schema_type), expected, nested
+
+
+def check_param(param: Any, value: Any, details: dict, possible: dict, language: str = "python") -> Check:
+    """One given parameter of a call, by the official rules (type, conversion, allowed values).
+
+    ``details`` is the schema's ``properties``, ``possible`` the possible
+    answer's ``{param: [allowed values]}``. Raises UnsupportedConversion where
+    the official checker stops.
+    """
+    if param not in details or param not in possible:
+        return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
+    schema_type = _schema_type(details, param, "type")
+    value, expected, nested = _converted(param, value, schema_type, details, language)
+    if isinstance(value, Check):
+        return value
+    if schema_type == "tuple" and type(value) == tuple:
+        value = list(value)
+    if language == "python" and schema_type == "float" and type(value) == int:
+        value = float(value)
+    allowed = possible[param]
+    typed = check_type(param, value, allowed, schema_type, expected, nested)
+    if not typed.valid:
+        return typed
+    if not typed.is_variable:
+        if expected == dict:
+            return check_dict(param, value, allowed)
+        if expected == list and nested == dict:
+            return check_list_of_dicts(param, value, allowed)
+        if expected == str:
+            return check_string(param, value, allowed)
+        if expected == list:
+            return check_list(param, value, allowed)
+    if value not in allowed:
+        return _fail(
+            "value_error:others",
+            f"Invalid value for parameter {param!r}: {value!r}. Expected one of {allowed}.",
+        )
+    return Check(True)
+
+
+def check_call(
+    description: dict | None, call: dict, answer: dict, language: str = "python", underscore_to_dot: bool = False
+) -> Check:
+    """One predicted call ``{name: params}`` against one possible answer ``{name: allowed}``.
+
+    ``language`` is "python", "java" or "javascript" (BFCL's simple_java and
+    simple_javascript categories): in the latter two every argument must be a
+    string of source code and is converted by its declared type first
+    (reviewer.scoring.bfcl_types). Raises UnsupportedConversion where the
+    official checker itself stops (a type it cannot convert or does not know).
+    ``underscore_to_dot`` is BFCL's per-model setting for function-calling
+    APIs that forbid "." in names: the expected name "math.hypot" is then
+    looked up as "math_hypot" (and the dotted name no longer matches).
+    """
     (expected_name, possible), = answer.items()
     if description is None:
-        return _fail("simple_function_checker:no_description", f"Function {expected_name!r} is not in the item's function list.")
+        raise UnsupportedConversion(
+            f"the possible answer names function {expected_name!r}, which is not in the item's function list "
+            "(the official checker stops here: TypeError)")
+    if not isinstance(possible, dict):
+        raise UnsupportedConversion(
+            f"the possible answer for {expected_name!r} is a {type(possible).__name__}, not a parameter object "
+            "(the official checker stops here)")
     schema = description.get("parameters") or {}
     details = schema.get("properties") or {}
     required = schema.get("required") or []
     name = description["name"]
+    if underscore_to_dot and "." in name:
+        name = re.sub(r"\.", "_", name)
     if name not in call:
         return _fail("simple_function_checker:wrong_func_name", f"Function name {name!r} not found in model output.")
     params = call[name]
@@ -195,43 +323,9 @@ def check_call(description: dict | None, call: dict, answer: dict) -> Check:
         if param not in params:
             return _fail("simple_function_checker:missing_required", f"Missing required parameter: {param!r}.")
     for param, value in params.items():
-        if param not in details or param not in possible:
-            return _fail("simple_function_checker:unexpected_param", f"Unexpected parameter: {param!r}.")
-        schema_type = details[param].get("type")
-        if schema_type not in TYPES:
-            return _fail("type_error:unknown", f"Parameter {param!r} has a type BFCL does not know: {schema_type!r}.")
-        expected = TYPES[schema_type]
-        nested = None
-        if schema_type in NESTED_TYPES:
-            nested = TYPES.get((details[param].get("items") or {}).get("type"))
-        if schema_type == "tuple" and type(value) == tuple:
-            value = list(value)
-        if schema_type == "float" and type(value) == int:
-            value = float(value)
-        allowed = possible[param]
-        typed = check_type(param, value, allowed, schema_type, expected, nested)
-        if not typed.valid:
-            return typed
-        if not typed.is_variable:
-            if expected == dict:
-                checked = check_dict(param, value, allowed)
-            elif expected == list and nested == dict:
-                checked = check_list_of_dicts(param, value, allowed)
-            elif expected == str:
-                checked = check_string(param, value, allowed)
-            elif expected == list:
-                checked = check_list(param, value, allowed)
-            else:
-                checked = None
-            if checked is not None:
-                if not checked.valid:
-                    return checked
-                continue
-        if value not in allowed:
-            return _fail(
-                "value_error:others",
-                f"Invalid value for parameter {param!r}: {value!r}. Expected one of {allowed}.",
-            )
+        checked = check_param(param, value, details, possible, language)
+        if not checked.valid:
+            return checked
     for param, allowed in possible.items():
         if param not in params and "" not in allowed:
             return _fail(
@@ -245,7 +339,7 @@ def find_description(functions: list[dict], name: str) -> dict | None:
     return next((f for f in functions if isinstance(f, dict) and f.get("name") == name), None)
 
 
-def _parallel_greedy(functions, calls, answers) -> Check:
+def _parallel_greedy(functions, calls, answers, language: str, underscore_to_dot: bool) -> Check:
     used: set[int] = set()
     for index, answer in enumerate(answers):
         description = find_description(functions, next(iter(answer)))
@@ -253,7 +347,7 @@ def _parallel_greedy(functions, calls, answers) -> Check:
         for position, call in enumerate(calls):
             if position in used:
                 continue
-            last = check_call(description, call, answer)
+            last = check_call(description, call, answer, language, underscore_to_dot)
             if last.valid:
                 used.add(position)
                 break
@@ -268,9 +362,9 @@ def _parallel_greedy(functions, calls, answers) -> Check:
     return Check(True)
 
 
-def _parallel_optimal(functions, calls, answers) -> Check:
+def _parallel_optimal(functions, calls, answers, language: str, underscore_to_dot: bool) -> Check:
     fits = [
-        [j for j, call in enumerate(calls) if check_call(find_description(functions, next(iter(a))), call, a).valid]
+        [j for j, call in enumerate(calls) if check_call(find_description(functions, next(iter(a))), call, a, language, underscore_to_dot).valid]
         for a in answers
     ]
     owner: dict[int, int] = {}
@@ -293,12 +387,15 @@ def _parallel_optimal(functions, calls, answers) -> Check:
     return Check(True)
 
 
-def check_calls(functions: list[dict], calls: list[dict], answers: list[dict], category: str, fixed: bool = False) -> Check:
-    """BFCL ``ast_checker`` for the Python categories: dispatch on ``category``."""
+def check_calls(
+    functions: list[dict], calls: list[dict], answers: list[dict], category: str, fixed: bool = False,
+    language: str = "python", underscore_to_dot: bool = False,
+) -> Check:
+    """BFCL ``ast_checker``: dispatch on ``category`` ("parallel" in it, else "multiple", else simple)."""
     if "parallel" in category:
         if len(calls) != len(answers):
             return _fail("parallel_function_checker_no_order:wrong_count", "Wrong number of functions.")
-        return (_parallel_optimal if fixed else _parallel_greedy)(functions, calls, answers)
+        return (_parallel_optimal if fixed else _parallel_greedy)(functions, calls, answers, language, underscore_to_dot)
     if "multiple" in category:
         if len(calls) != len(answers):
             return _fail("multiple_function_checker:wrong_count", "Wrong number of functions.")
@@ -311,7 +408,7 @@ def check_calls(functions: list[dict], calls: list[dict], answers: list[dict], c
         description = find_description(functions, next(iter(answer)))
     else:
         description = functions[0] if functions else None
-    return check_call(description, calls[0], answer)
+    return check_call(description, calls[0], answer, language, underscore_to_dot)
 
 
 def undot_names(calls: list[dict], functions: list[dict]) -> list[dict]:

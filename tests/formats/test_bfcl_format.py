@@ -278,3 +278,79 @@ def test_refdata_whole_folder_imports():
     assert len(items) == len({i.record_id for i in items}) > 5000
     multi = [i for i in items if i.category == "multi_turn_base"]
     assert len(multi) == 200 and all(i.payload["functions"] for i in multi)
+
+
+# ---------------------------------------------------------------- v4 (bfcl-eval's current release)
+
+
+def make_v4(folder: Path, category: str, pairs, answers=True) -> Path:
+    qfile = write_lines(folder / f"BFCL_v4_{category}.json", [rec for rec, _ in pairs])
+    if answers:
+        write_lines(folder / "possible_answer" / qfile.name, [{"id": rec["id"], "ground_truth": g} for rec, g in pairs])
+    return qfile
+
+
+V4_SIMPLE = [({"id": "simple_python_0", "question": q("Add 1 and 2."), "function": [ADD]}, [{"math.add": {"a": [1], "b": [2]}}]),
+             ({"id": "simple_python_1", "question": q("Add 3 and 4."), "function": [ADD]}, [{"math.add": {"a": [3], "b": [4]}}])]
+MEMORY = [({"id": "memory_0-customer-0", "question": q("What is my first name?"), "involved_classes": ["MemoryAPI"],
+            "scenario": "customer"}, ["Michael"])]
+
+
+def test_v4_file_is_detected_and_its_category_has_no_version(tmp_path):
+    qfile = make_v4(tmp_path, "simple_python", V4_SIMPLE)
+    assert find_dataset_format(qfile).name == "bfcl" and find_dataset_format(tmp_path).name == "bfcl"
+    assert not FMT.detect(tmp_path / "possible_answer" / qfile.name)
+    assert not FMT.detect(tmp_path / "possible_answer")
+    assert "possible-answer folder" in error_of(tmp_path / "possible_answer")
+    parsed = FMT.read(qfile, silent())
+    items = list(parsed.items)
+    assert {i.category for i in items} == {"simple_python"}
+    assert items[0].payload["bfcl_version"] == "v4"
+    assert parsed.dataset.meta["files"][0]["version"] == "v4" and parsed.dataset.meta["bfcl_versions"] == ["v4"]
+    assert parsed.dataset.name == "BFCL v4 simple_python"
+
+
+def test_v4_memory_keeps_string_answers_and_names_its_backend(tmp_path):
+    docs = tmp_path / "multi_turn_func_doc"
+    write_lines(docs / "memory_kv.json", [{"name": "core_memory_add", "parameters": {"type": "dict", "properties": {}}}])
+    make_v4(tmp_path, "memory", MEMORY)
+    (item,) = read_items(tmp_path)
+    assert item.category == "memory" and item.gold == ["Michael"]
+    assert item.payload["functions"][0]["name"] == "core_memory_add"
+    assert "key-value" in item.payload["functions_note"]
+    write_lines(tmp_path / "possible_answer" / "BFCL_v4_memory.json", [{"id": "memory_0-customer-0", "ground_truth": [7]}])
+    assert "ground_truth[0]" in error_of(tmp_path)
+
+
+def test_v4_format_sensitivity_refers_to_other_categories_and_round_trips(tmp_path):
+    make_v4(tmp_path, "simple_python", V4_SIMPLE)
+    index = {"simple_python": ["simple_python_1"], "live_simple": ["live_simple_9-1-0"]}
+    (tmp_path / "BFCL_v4_format_sensitivity.json").write_text(json.dumps(index, indent=4), encoding="utf-8")
+    parsed = FMT.read(tmp_path, silent())
+    items = [i for i in parsed.items if i.category == "format_sensitivity"]
+    assert [i.record_id for i in items] == ["format_sensitivity:simple_python_1", "format_sensitivity:live_simple_9-1-0"]
+    found, missing = items
+    assert found.gold == [{"math.add": {"a": [3], "b": [4]}}] and found.payload["functions"] == [ADD]
+    assert found.question == "Add 3 and 4."
+    assert missing.gold == [] and "BFCL_v4_live_simple.json" in missing.payload["gold_note"]
+    out = tmp_path / "out"
+    all_items = list(FMT.read(tmp_path, silent()).items)
+    FMT.write(parsed.dataset, export_items(all_items), out, silent())
+    assert json.loads((out / "BFCL_v4_format_sensitivity.json").read_text()) == index
+    assert not (out / "possible_answer" / "BFCL_v4_format_sensitivity.json").exists()
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ('["simple_python_0"]', "expected an object"),
+        ('{"simple_python": "simple_python_0"}', "simple_python"),
+        ('{"simple_python": ["a", "a"]}', "duplicate id 'a'"),
+        ('{"simple_python": [', "line 1"),
+    ],
+)
+def test_v4_format_sensitivity_errors_name_the_file_and_place(tmp_path, text, expected):
+    path = tmp_path / "BFCL_v4_format_sensitivity.json"
+    path.write_text(text, encoding="utf-8")
+    message = error_of(path)
+    assert "BFCL_v4_format_sensitivity.json" in message and expected in message, message
