@@ -1,0 +1,210 @@
+"""The isolation engine: bubblewrap, how it is invoked, and whether it works here.
+
+Every program gets a fresh ``bwrap`` with new user, PID, mount, network, IPC,
+UTS (and, where the kernel allows, cgroup) namespaces; uid/gid 65534 inside;
+``--die-with-parent`` (the sandbox dies with the app), ``--new-session`` (no
+controlling terminal to inject keystrokes into), ``--disable-userns`` (no
+nested user namespaces), no capabilities, an empty environment and the seccomp
+filter of ``reviewer.sandbox.seccomp``. Its filesystem holds only:
+
+* ``/python``: read-only binds of the interpreter, its standard library (the
+  ``site-packages`` folder covered by an empty read-only tmpfs) and
+  ``libpython`` when the interpreter is built shared;
+* the system's shared-library folders (read-only; the C libraries the standard
+  library's extension modules load) and the dynamic loader;
+* ``/tmp``: a private tmpfs of ``disk_mb`` megabytes, the working folder. It
+  lives in the sandbox's own mount namespace, so it is gone when the last
+  process of the sandbox is gone, however that happens (no folder on the
+  host's disk to clean up, even if the app is killed);
+* ``/dev`` (null, zero, full, random, urandom, tty, pts, shm) and a ``/proc`` of
+  its own PID namespace (bwrap mounts its sys, sysrq-trigger, irq and bus
+  read-only).
+
+No home, ``/root``, ``/etc``, ``/run``, ``/var``, ``/sys``, no sockets, no
+database, no project tree. The bwrap arguments travel through ``--args FD``.
+
+The path of ``bwrap`` comes from ``REVIEWER_SANDBOX_BWRAP`` when set (tests use it
+to check the "no isolation available" path), else ``bwrap`` on PATH, else
+``/usr/bin/bwrap``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+BWRAP_ENV = "REVIEWER_SANDBOX_BWRAP"
+SANDBOX_UID = 65534
+INSIDE_PYTHON = "/python/bin/python3"
+HOW_TO_ENABLE = ("To enable it: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; "
+                 "Fedora: dnf install bubblewrap) and allow unprivileged user namespaces "
+                 "(sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu "
+                 "kernel.apparmor_restrict_unprivileged_userns=0); Linux only.")
+BOOT_SOURCE = (Path(__file__).with_name("_boot.py")).read_text(encoding="utf-8")
+# The environment bwrap itself starts with: nothing of the app's (API keys,
+# database URLs). bwrap's init process inside the sandbox keeps it, and the
+# program can read that process's /proc/1/environ.
+BWRAP_ENV_VARS = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+def bwrap_path() -> str:
+    """Where bubblewrap is expected (it may not exist: the probe says so)."""
+    configured = os.environ.get(BWRAP_ENV)
+    if configured:
+        return configured
+    return shutil.which("bwrap") or "/usr/bin/bwrap"
+
+
+@dataclass(frozen=True)
+class Runtime:
+    """The host paths of the Python runtime bound into the sandbox."""
+
+    executable: str
+    stdlib: str
+    libpython: str | None
+    version: str  # "3.11"
+
+
+@functools.lru_cache(maxsize=1)
+def python_runtime() -> Runtime:
+    """This interpreter's own executable and standard library (a venv's base interpreter)."""
+    executable = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
+    libpython = None
+    if sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        name = sysconfig.get_config_var("INSTSONAME") or sysconfig.get_config_var("LDLIBRARY")
+        candidate = os.path.join(sysconfig.get_config_var("LIBDIR") or "", name or "")
+        if name and os.path.isfile(candidate):
+            libpython = os.path.realpath(candidate)
+    return Runtime(executable, stdlib, libpython, f"{sys.version_info[0]}.{sys.version_info[1]}")
+
+
+def _library_mounts() -> list[str]:
+    """Binds of the shared-library folders and the loader (merged-/usr aware)."""
+    args: list[str] = []
+    multiarch = sysconfig.get_config_var("MULTIARCH") or ""
+    for top in ("/lib", "/lib64", "/lib32", "/libx32"):
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for folder in (f"/usr/lib/{multiarch}" if multiarch else "/usr/lib", "/usr/lib64"):
+        if os.path.isdir(folder) and not os.path.islink(folder):
+            args += ["--ro-bind", folder, folder]
+    return args
+
+
+def bwrap_args(disk_mb: int) -> list[str]:
+    """The bwrap options of one sandbox (everything but the command)."""
+    rt = python_runtime()
+    inside_lib = f"/python/lib/python{rt.version}"
+    args = [
+        "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+        "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        "--hostname", "sandbox", "--clearenv", "--setenv", "LANG", "C.UTF-8",
+        "--setenv", "PATH", "/python/bin",
+    ]
+    args += _library_mounts()
+    args += ["--ro-bind", rt.executable, INSIDE_PYTHON, "--ro-bind", rt.stdlib, inside_lib]
+    if rt.libpython:
+        args += ["--ro-bind", rt.libpython, "/python/lib/" + os.path.basename(rt.libpython),
+                 "--setenv", "LD_LIBRARY_PATH", "/python/lib"]
+    if os.path.isdir(os.path.join(rt.stdlib, "site-packages")):
+        args += ["--tmpfs", inside_lib + "/site-packages", "--remount-ro", inside_lib + "/site-packages"]
+    args += [
+        "--proc", "/proc", "--dev", "/dev",
+        "--size", str(int(disk_mb) * 1024 * 1024), "--perms", "0700", "--tmpfs", "/tmp",
+        "--chdir", "/tmp", "--setenv", "HOME", "/tmp",
+        "--remount-ro", "/",
+    ]
+    return args
+
+
+def command(limits_json: str) -> list[str]:
+    """The interpreter command run inside (after bwrap's ``--args FD``)."""
+    return [INSIDE_PYTHON, "-I", "-S", "-B", "-c", BOOT_SOURCE, limits_json]
+
+
+@dataclass(frozen=True)
+class Availability:
+    """Whether sandboxed code can run here; when not, why and how to enable it."""
+
+    available: bool
+    engine: str  # "bubblewrap 0.8.0" or the path that was tried
+    reason: str = ""
+    how_to_enable: str = HOW_TO_ENABLE
+
+    @property
+    def message(self) -> str:
+        """The sentence a user reads when code was not run."""
+        if self.available:
+            return f"isolation available: {self.engine}"
+        return f"not run: no isolation available ({self.reason}). {self.how_to_enable}"
+
+
+_probe_lock = threading.Lock()
+_probed: dict[str, Availability] = {}
+
+
+def availability(refresh: bool = False) -> Availability:
+    """Probe (once per bwrap path and process) that a full sandbox starts and runs Python.
+
+    The probe is a real run through the same path as every program (same
+    namespaces, mounts, seccomp filter), so "available" means programs will run
+    isolated, never that some weaker mode would be used.
+    """
+    path = bwrap_path()
+    with _probe_lock:
+        if refresh or path not in _probed:
+            _probed[path] = _probe(path)
+        return _probed[path]
+
+
+def _probe(path: str) -> Availability:
+    if not sys.platform.startswith("linux"):
+        return Availability(False, path, f"bubblewrap needs Linux; this is {sys.platform}")
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        return Availability(False, path, f"bubblewrap is not installed ({path} not found)")
+    try:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10,
+                                 env=BWRAP_ENV_VARS).stdout.strip() or path
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Availability(False, path, f"{path} cannot be run: {exc}")
+    try:
+        from reviewer.sandbox.seccomp import build_filter
+
+        build_filter(False)
+    except (ImportError, OSError, RuntimeError, ValueError) as exc:
+        return Availability(False, version, f"the seccomp filter cannot be built: {exc} "
+                            "(install libseccomp2 and the pyseccomp package)")
+    from reviewer.sandbox.runner import Limits, execute
+
+    res = execute(path, "result = 6 * 7", None, None, Limits(wall_seconds=30), isolation=())
+    if res.status != "ok" or res.value != 42:
+        detail = (res.error or res.status).strip().splitlines()
+        return Availability(False, version, "bubblewrap did not start a sandbox here: "
+                            + (" ".join(detail)[:300] or "no detail"))
+    return Availability(True, version)
+
+
+def isolation_record(engine: str, limits_dict: dict) -> tuple[str, ...]:
+    """What the parent records as the isolation a program ran under (never read from the program)."""
+    return (
+        engine,
+        "namespaces: user, pid, mount, net, ipc, uts",
+        f"uid {SANDBOX_UID} inside, no capabilities, no new privileges",
+        "seccomp filter",
+        "read-only Python runtime, private tmpfs " + f"{limits_dict['disk_mb']} MB",
+        "rlimits: " + json.dumps({k: limits_dict[k] for k in ("cpu_seconds", "memory_mb", "file_size_mb",
+                                                              "open_files", "max_processes")}, sort_keys=True),
+    )
