@@ -73,9 +73,13 @@ def _set_limits(limits):
     nproc = 1 + int(limits["max_processes"])
     resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    # Python ignores SIGXFSZ; restore the default so a write past the file-size
-    # limit kills the process with a signal the parent sees and names.
-    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    # The program is pid 1 of its namespace, and the kernel does not deliver
+    # default-action signals such as SIGXCPU to a namespace's init. Exit as if
+    # killed by it instead (bwrap reports 128 + signal). A program that replaces
+    # this handler only delays its end: the hard limit a second later is SIGKILL,
+    # which the kernel does deliver. A write past the file-size limit fails with
+    # EFBIG (Python ignores SIGXFSZ) and is named from that error.
+    signal.signal(signal.SIGXCPU, lambda *_: os._exit(128 + signal.SIGXCPU))
 
 
 def _name_process_refusals():

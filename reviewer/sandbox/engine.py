@@ -110,7 +110,10 @@ def bwrap_args(disk_mb: int) -> list[str]:
         "--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
         "--unshare-cgroup-try",
         "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
-        "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        # --as-pid-1: the program is the only process; without it bwrap's init
+        # (pid 1 inside, no seccomp filter, same kernel uid) would sit beside the
+        # program, and a sandbox started by root could write its /proc/1/mem.
+        "--as-pid-1", "--disable-userns", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
         "--hostname", "sandbox", "--clearenv", "--setenv", "LANG", "C.UTF-8",
         "--setenv", "PATH", "/python/bin",
     ]
@@ -121,12 +124,34 @@ def bwrap_args(disk_mb: int) -> list[str]:
                  "--setenv", "LD_LIBRARY_PATH", "/python/lib"]
     if os.path.isdir(os.path.join(rt.stdlib, "site-packages")):
         args += ["--tmpfs", inside_lib + "/site-packages", "--remount-ro", inside_lib + "/site-packages"]
+    args += ["--proc", "/proc", *_proc_covers(), "--dev", "/dev"]
     args += [
-        "--proc", "/proc", "--dev", "/dev",
         "--size", str(int(disk_mb) * 1024 * 1024), "--perms", "0700", "--tmpfs", "/tmp",
         "--chdir", "/tmp", "--setenv", "HOME", "/tmp",
         "--remount-ro", "/",
     ]
+    return args
+
+
+# /proc entries covered read-only inside. bwrap covers /proc/sys and
+# sysrq-trigger only when it finds them writable at set-up, which it does not
+# when the app runs as root (the folder is 0555), yet the files inside are
+# root-owned and a sandbox started by root runs with kernel uid 0: without
+# these covers a program could set kernel.core_pattern (measured: it did).
+_PROC_DIR_COVERS = ("sys", "irq", "bus", "pressure", "acpi", "scsi", "driver", "fs", "tty", "sysvipc")
+_PROC_FILE_COVERS = ("sysrq-trigger", "mtrr", "kcore", "kmsg", "keys", "key-users", "timer_list",
+                     "sched_debug", "kallsyms", "modules", "config.gz", "vmallocinfo", "slabinfo", "kpagecount",
+                     "kpageflags", "kpagecgroup", "latency_stats", "timer_stats", "partitions", "ioports", "iomem")
+
+
+def _proc_covers() -> list[str]:
+    args: list[str] = []
+    for name in _PROC_DIR_COVERS:
+        if os.path.isdir(f"/proc/{name}"):
+            args += ["--tmpfs", f"/proc/{name}", "--remount-ro", f"/proc/{name}"]
+    for name in _PROC_FILE_COVERS:
+        if os.path.exists(f"/proc/{name}"):
+            args += ["--ro-bind", "/dev/null", f"/proc/{name}"]
     return args
 
 
