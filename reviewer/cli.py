@@ -166,6 +166,11 @@ def cmd_score(args) -> int:
             if cell:
                 rows.append([r.run, r.mode, c, cell["n"], _fmt(cell["mean"]), _fmt(cell["pass_rate"])])
     print(_table(rows, ["run", "mode", "category", "n", "mean score", "pass rate"]))
+    if any(r.scorer == "tooljson" for r in results):
+        from reviewer.sandbox import availability
+
+        if not availability().available:
+            print(f"\nwarning: code-generation outputs were {availability().message}")
     flagged = {f["record_id"]: f for r in results for f in r.summary.get("gold_fails_schema", [])}
     if flagged:
         print(f"\nwarning: {len(flagged)} gold objects fail their own schema, so no answer can score on them:")
