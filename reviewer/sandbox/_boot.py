@@ -180,4 +180,5 @@ def main():
     os._exit(code)  # no interpreter shutdown: threads the program left are not waited for
 
 
-main()
+if __name__ == "__main__":  # run by ``python -c``; importing it (the Qt-free check) does nothing
+    main()

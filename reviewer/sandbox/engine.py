@@ -133,26 +133,48 @@ def bwrap_args(disk_mb: int) -> list[str]:
     return args
 
 
-# /proc entries covered read-only inside. bwrap covers /proc/sys and
-# sysrq-trigger only when it finds them writable at set-up, which it does not
-# when the app runs as root (the folder is 0555), yet the files inside are
-# root-owned and a sandbox started by root runs with kernel uid 0: without
-# these covers a program could set kernel.core_pattern (measured: it did).
-_PROC_DIR_COVERS = ("sys", "irq", "bus", "pressure", "acpi", "scsi", "driver", "fs", "tty", "sysvipc")
-_PROC_FILE_COVERS = ("sysrq-trigger", "mtrr", "kcore", "kmsg", "keys", "key-users", "timer_list",
-                     "sched_debug", "kallsyms", "modules", "config.gz", "vmallocinfo", "slabinfo", "kpagecount",
-                     "kpageflags", "kpagecgroup", "latency_stats", "timer_stats", "partitions", "ioports", "iomem")
+# /proc entries covered inside. bwrap covers /proc/sys and sysrq-trigger only
+# when it finds them writable at set-up, which it does not when the app runs
+# as root (the folder is 0555), yet the files inside are root-owned and a
+# sandbox started by root runs with kernel uid 0: without these covers a
+# program could set kernel.core_pattern (measured: it did). Covered: the
+# always-dangerous ones below, plus every other top-level entry holding a file
+# with a write bit (found once per process). Each cover is a mount, and mounts
+# cost start-up time, so entries that are read-only for everyone stay visible.
+_ALWAYS_COVER = ("sys", "sysrq-trigger", "keys", "key-users", "kcore", "kmsg")
+_NEVER_COVER = ("self", "thread-self", "net", "mounts")  # the program's own (per process / per namespace)
 
 
-def _proc_covers() -> list[str]:
+def _has_writable_file(path: str, depth: int = 3) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    if not os.path.isdir(path) or os.path.islink(path):
+        return bool(st.st_mode & 0o222) and not os.path.islink(path)
+    if depth == 0:
+        return False
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return False
+    return any(_has_writable_file(os.path.join(path, n), depth - 1) for n in names)
+
+
+@functools.lru_cache(maxsize=1)
+def _proc_covers() -> tuple[str, ...]:
     args: list[str] = []
-    for name in _PROC_DIR_COVERS:
-        if os.path.isdir(f"/proc/{name}"):
-            args += ["--tmpfs", f"/proc/{name}", "--remount-ro", f"/proc/{name}"]
-    for name in _PROC_FILE_COVERS:
-        if os.path.exists(f"/proc/{name}"):
-            args += ["--ro-bind", "/dev/null", f"/proc/{name}"]
-    return args
+    for name in sorted(os.listdir("/proc")):
+        if name.isdigit() or name in _NEVER_COVER:
+            continue
+        path = f"/proc/{name}"
+        if name not in _ALWAYS_COVER and not _has_writable_file(path):
+            continue
+        if os.path.isdir(path) and not os.path.islink(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
+        elif os.path.exists(path):
+            args += ["--ro-bind", "/dev/null", path]
+    return tuple(args)
 
 
 def command(limits_json: str) -> list[str]:
