@@ -1,8 +1,14 @@
 """The first code that runs inside the sandbox (passed to ``python -I -S -B -c``).
 
 Standard library only: it runs in the sandbox's isolated interpreter, which
-cannot see the reviewer package. ``sys.argv[1]`` holds the limits as JSON; the
-request ``{"code", "entry", "args"}`` arrives on stdin.
+cannot see the reviewer package. ``sys.argv[1]`` holds the limits (a Python
+literal of ints); the request ``{"code", "entry", "args"}`` arrives on stdin in
+``marshal`` format, written by the parent from JSON-compatible values (the
+parent never reads marshal back: what comes out of the sandbox is JSON).
+
+Start-up time is most of a sandbox's cost, so this file imports only built-in
+and C modules: no ``json`` (its decoder pulls in ``re`` and ``enum``), no
+``signal`` (``enum``); the value is encoded with the C encoder of ``_json``.
 
 What it writes to stdout (the result channel): the ``STARTED`` marker first,
 before any program code runs (the parent takes its absence to mean the
@@ -18,11 +24,12 @@ the program can make its own run fail, never make it succeed beyond returning
 a value, and it never describes the isolation (the parent records that).
 """
 
+import _json
+import _signal
 import io
-import json
+import marshal
 import os
 import resource
-import signal
 import sys
 
 STARTED = b"\x00reviewer-sandbox-started\n"
@@ -58,6 +65,19 @@ class _CappedText(io.TextIOBase):
         return out
 
 
+def _no_default(value):
+    raise TypeError(type(value).__name__)
+
+
+# json.dumps(value, allow_nan=True) without importing json: the same C encoder
+# json.encoder uses for one-shot encoding (markers={} detects cycles).
+_ENCODE = _json.make_encoder({}, _no_default, _json.encode_basestring_ascii, None, ": ", ", ", False, False, True)
+
+
+def _dumps(value):
+    return "".join(_ENCODE(value, 0))
+
+
 def _set_limits(limits):
     """rlimits the program cannot raise again (it has no capability to)."""
     cpu = int(limits["cpu_seconds"])
@@ -79,7 +99,7 @@ def _set_limits(limits):
     # this handler only delays its end: the hard limit a second later is SIGKILL,
     # which the kernel does deliver. A write past the file-size limit fails with
     # EFBIG (Python ignores SIGXFSZ) and is named from that error.
-    signal.signal(signal.SIGXCPU, lambda *_: os._exit(128 + signal.SIGXCPU))
+    _signal.signal(_signal.SIGXCPU, lambda *_: os._exit(128 + _signal.SIGXCPU))
 
 
 def _name_process_refusals():
@@ -129,18 +149,17 @@ def _limit_of(exc):
 
 
 def main():
-    limits = json.loads(sys.argv[1])
-    out = os.fdopen(1, "wb", closefd=False)
-    out.write(STARTED)
-    out.flush()
-    request = json.loads(sys.stdin.buffer.read())
+    limits = dict(zip(("cpu_seconds", "memory_mb", "file_size_mb", "open_files", "max_processes", "output_bytes"),
+                      map(int, sys.argv[1].split(","))))
+    os.write(1, STARTED)
+    request = marshal.loads(sys.stdin.buffer.read())
     sys.stdin = io.StringIO("")
     _set_limits(limits)
     _name_process_refusals()
     cap = int(limits["output_bytes"])
     captured = _CappedText(cap)
     sys.stdout = sys.stderr = captured
-    result = {"value": None, "value_is_repr": False, "error": None, "limit": None}
+    result = {"value": None, "value_is_repr": False, "error": None, "limit": None, "stdout": ""}
     code = EXIT_ERROR
     try:
         namespace = {"__name__": "__sandbox__"}
@@ -154,13 +173,13 @@ def main():
         else:
             value = namespace.get("result")
         try:
-            encoded, is_repr = json.dumps(value, allow_nan=True), False
-        except (TypeError, ValueError):
-            encoded, is_repr = json.dumps(repr(value)), True
+            encoded, is_repr = _dumps(value), False
+        except (TypeError, ValueError, RecursionError):
+            encoded, is_repr = _dumps(repr(value)), True
         if len(encoded) > cap:
             result["limit"] = "output_size"
             raise OverflowError("the return value is %d bytes, over the %d-byte output cap" % (len(encoded), cap))
-        result.update(value=json.loads(encoded), value_is_repr=is_repr)
+        result.update(value=encoded, value_is_repr=is_repr)
         code = EXIT_OK
     except BaseException as exc:  # noqa: BLE001 - every failure of the program is reported, SystemExit too
         limit = result["limit"] or _limit_of(exc)
@@ -175,8 +194,13 @@ def main():
         result["limit"] = limit
         code = EXIT_LIMIT if limit else EXIT_ERROR
     result["stdout"] = captured.text()
-    out.write(json.dumps(result, allow_nan=True).encode("utf-8"))
-    out.flush()
+    parts = []
+    for key, item in result.items():  # "value" is already JSON text
+        parts.append(_dumps(key) + ": " + (item if key == "value" and code == EXIT_OK else _dumps(item)))
+    data = ("{" + ", ".join(parts) + "}").encode("ascii")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(1, view):]
     os._exit(code)  # no interpreter shutdown: threads the program left are not waited for
 
 

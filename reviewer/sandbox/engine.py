@@ -102,8 +102,9 @@ def _library_mounts() -> list[str]:
     return args
 
 
-def bwrap_args(disk_mb: int) -> list[str]:
-    """The bwrap options of one sandbox (everything but the command)."""
+@functools.lru_cache(maxsize=8)
+def bwrap_args(disk_mb: int) -> tuple[str, ...]:
+    """The bwrap options of one sandbox (everything but the command); the same for every program."""
     rt = python_runtime()
     inside_lib = f"/python/lib/python{rt.version}"
     args = [
@@ -130,7 +131,7 @@ def bwrap_args(disk_mb: int) -> list[str]:
         "--chdir", "/tmp", "--setenv", "HOME", "/tmp",
         "--remount-ro", "/",
     ]
-    return args
+    return tuple(args)
 
 
 # /proc entries covered inside. bwrap covers /proc/sys and sysrq-trigger only
@@ -177,9 +178,11 @@ def _proc_covers() -> tuple[str, ...]:
     return tuple(args)
 
 
-def command(limits_json: str) -> list[str]:
-    """The interpreter command run inside (after bwrap's ``--args FD``)."""
-    return [INSIDE_PYTHON, "-I", "-S", "-B", "-c", BOOT_SOURCE, limits_json]
+def command(limits) -> list[str]:
+    """The interpreter command run inside (after bwrap's ``--args FD``); ``limits`` is a runner.Limits."""
+    numbers = (limits.cpu_seconds, limits.memory_mb, limits.file_size_mb, limits.open_files,
+               limits.max_processes, limits.output_bytes)
+    return [INSIDE_PYTHON, "-I", "-S", "-B", "-c", BOOT_SOURCE, ",".join(str(int(n)) for n in numbers)]
 
 
 @dataclass(frozen=True)

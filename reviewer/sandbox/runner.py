@@ -11,6 +11,7 @@ and the isolation recorded with the result is the parent's own configuration.
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import selectors
 import signal
@@ -104,15 +105,16 @@ def run_many(jobs: list[tuple[str, str | None, Any]], limits: Limits | None = No
     """Run many ``(code, entry, args_json)`` programs, each in its own sandbox, ``workers`` at a time.
 
     Results are in the order of ``jobs``. The threads only wait on bwrap
-    processes; each sandbox spends part of its life starting and exiting, so
-    two per core keep the cores busy.
+    processes, and a sandbox spends much of its short life in the kernel
+    setting up or tearing down namespaces, so the default is four per core
+    (measured on 2 loaded cores: 19-25 programs/s with 4 workers, 23-37 with 8).
     """
     limits = limits or Limits()
     if not jobs:
         return []
     if not engine.availability().available:
         return [run_python(code, entry, args, limits) for code, entry, args in jobs]
-    workers = workers or 2 * (os.cpu_count() or 1)
+    workers = workers or 4 * (os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="sandbox") as pool:
         return list(pool.map(lambda job: run_python(job[0], job[1], job[2], limits), jobs))
 
@@ -135,7 +137,10 @@ def execute(bwrap: str, code: str, entry: str | None, args_json: Any, limits: Li
     started = time.monotonic()
     limits_dict = asdict(limits)
     try:
-        request = json.dumps({"code": code, "entry": entry, "args": args_json}).encode("utf-8")
+        # JSON first (what the program may receive: tuples become lists, no other types), then marshal,
+        # which the sandbox reads without importing json. Nothing in marshal format ever comes back.
+        request = marshal.dumps({"code": str(code), "entry": entry,
+                                 "args": json.loads(json.dumps(args_json, allow_nan=True))})
     except (TypeError, ValueError) as exc:
         return SandboxResult("error", error=f"the program's input is not JSON: {exc}")
     options = "\0".join(engine.bwrap_args(limits.disk_mb)).encode() + b"\0"
@@ -145,7 +150,7 @@ def execute(bwrap: str, code: str, entry: str | None, args_json: Any, limits: Li
         options += b"--seccomp\0" + str(fds[-1]).encode() + b"\0"
         fds.append(_pipe_with(options))
         proc = subprocess.Popen(
-            [bwrap, "--args", str(fds[-1]), *engine.command(json.dumps(limits_dict))],
+            [bwrap, "--args", str(fds[-1]), *engine.command(limits)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=fds,
             env=engine.BWRAP_ENV_VARS, start_new_session=True, close_fds=True,
         )
