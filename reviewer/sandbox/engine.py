@@ -73,8 +73,7 @@ class Runtime:
     version: str  # "3.11"
 
 
-@functools.lru_cache(maxsize=1)
-def python_runtime() -> Runtime:
+def host_runtime() -> Runtime:
     """This interpreter's own executable and standard library (a venv's base interpreter)."""
     executable = os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
     stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
@@ -85,6 +84,110 @@ def python_runtime() -> Runtime:
         if name and os.path.isfile(candidate):
             libpython = os.path.realpath(candidate)
     return Runtime(executable, stdlib, libpython, f"{sys.version_info[0]}.{sys.version_info[1]}")
+
+
+# When the app runs as root, bwrap runs as this unprivileged host uid instead, so
+# the sandboxed process is not kernel uid 0 (uid 0 owns /proc/sys, the keyrings,
+# most files: owner permissions would apply to anything left visible) and
+# RLIMIT_NPROC, which the kernel never applies to uid 0, counts its threads.
+HOST_UID_WHEN_ROOT = 65534
+# That uid cannot reach a runtime under /root (0700): a root-owned mirror of it
+# (hard links where possible, so no data is copied) is made once per machine here.
+MIRROR_ROOT_ENV = "REVIEWER_SANDBOX_RUNTIME_DIR"
+MIRROR_ROOT_DEFAULT = "/var/cache/reviewer-sandbox"
+_MIRROR_SKIP = {"site-packages", "dist-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
+
+
+def runs_as_root() -> bool:
+    return os.geteuid() == 0
+
+
+def popen_identity() -> dict:
+    """Popen keyword arguments that start bwrap as the unprivileged host uid when the app is root."""
+    if not runs_as_root():
+        return {}
+    return {"user": HOST_UID_WHEN_ROOT, "group": HOST_UID_WHEN_ROOT, "extra_groups": []}
+
+
+def _readable_by_all(path: str) -> bool:
+    """Can any user reach and read ``path`` (every parent folder searchable, the file readable)?"""
+    try:
+        if not os.stat(path).st_mode & 0o004:
+            return False
+        parent = os.path.dirname(path)
+        while parent and parent != "/":
+            if not os.stat(parent).st_mode & 0o001:
+                return False
+            parent = os.path.dirname(parent)
+        return True
+    except OSError:
+        return False
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        if os.stat(src).st_mode & 0o004:
+            os.link(src, dst)
+            return
+    except OSError:
+        pass
+    shutil.copy2(src, dst)
+    os.chmod(dst, 0o755 if os.access(src, os.X_OK) else 0o644)
+
+
+def _mirror(rt: Runtime) -> Runtime:
+    """A root-owned, world-readable copy of the runtime (see HOST_UID_WHEN_ROOT); made once, reused."""
+    import hashlib
+
+    root = os.environ.get(MIRROR_ROOT_ENV) or MIRROR_ROOT_DEFAULT
+    st = os.stat(rt.executable)
+    key = hashlib.sha256(f"{rt.executable}|{st.st_mtime_ns}|{st.st_size}|{rt.stdlib}|{rt.libpython}".encode()).hexdigest()
+    final = os.path.join(root, f"python{rt.version}-{key[:16]}")
+    lib = f"lib/python{rt.version}"
+    mirrored = Runtime(os.path.join(final, "bin/python3"), os.path.join(final, lib),
+                       os.path.join(final, "lib", os.path.basename(rt.libpython)) if rt.libpython else None,
+                       rt.version)
+    if os.path.isfile(os.path.join(final, "complete")):
+        return mirrored
+    os.makedirs(root, mode=0o755, exist_ok=True)
+    os.chmod(root, 0o755)
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix=".build-", dir=root)
+    try:
+        os.chmod(tmp, 0o755)
+        os.makedirs(os.path.join(tmp, "bin"), mode=0o755)
+        os.makedirs(os.path.join(tmp, lib), mode=0o755)
+        _link_or_copy(rt.executable, os.path.join(tmp, "bin/python3"))
+        if rt.libpython:
+            _link_or_copy(rt.libpython, os.path.join(tmp, "lib", os.path.basename(rt.libpython)))
+        for folder, dirs, files in os.walk(rt.stdlib):
+            rel = os.path.relpath(folder, rt.stdlib)
+            if rel == ".":
+                dirs[:] = [d for d in dirs if d not in _MIRROR_SKIP and not d.startswith("config-")]
+            target = os.path.join(tmp, lib, rel)
+            os.makedirs(target, mode=0o755, exist_ok=True)
+            for name in files:
+                _link_or_copy(os.path.join(folder, name), os.path.join(target, name))
+        with open(os.path.join(tmp, "complete"), "w", encoding="ascii") as f:
+            f.write(rt.executable + "\n")
+        try:
+            os.rename(tmp, final)
+        except OSError:  # made meanwhile by another process: use that one
+            shutil.rmtree(tmp, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return mirrored
+
+
+@functools.lru_cache(maxsize=1)
+def python_runtime() -> Runtime:
+    """The runtime bound into the sandbox: this interpreter's, or its mirror when the app is root."""
+    rt = host_runtime()
+    if runs_as_root() and not all(_readable_by_all(p) for p in (rt.executable, rt.stdlib, rt.libpython) if p):
+        return _mirror(rt)
+    return rt
 
 
 def _library_mounts() -> list[str]:
@@ -239,6 +342,10 @@ def _probe(path: str) -> Availability:
                             "(install libseccomp2 and the pyseccomp package)")
     from reviewer.sandbox.runner import Limits, execute
 
+    try:
+        python_runtime()
+    except OSError as exc:
+        return Availability(False, version, f"the Python runtime could not be prepared for the sandbox: {exc}")
     res = execute(path, "result = 6 * 7", None, None, Limits(wall_seconds=30), isolation=())
     if res.status != "ok" or res.value != 42:
         detail = (res.error or res.status).strip().splitlines()
@@ -252,7 +359,8 @@ def isolation_record(engine: str, limits_dict: dict) -> tuple[str, ...]:
     return (
         engine,
         "namespaces: user, pid, mount, net, ipc, uts",
-        f"uid {SANDBOX_UID} inside, no capabilities, no new privileges",
+        f"uid {SANDBOX_UID} inside"
+        + (f" ({HOST_UID_WHEN_ROOT} outside)" if runs_as_root() else "") + ", no capabilities, no new privileges",
         "seccomp filter",
         "read-only Python runtime, private tmpfs " + f"{limits_dict['disk_mb']} MB",
         "rlimits: " + json.dumps({k: limits_dict[k] for k in ("cpu_seconds", "memory_mb", "file_size_mb",

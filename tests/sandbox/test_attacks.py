@@ -365,10 +365,31 @@ def test_resource_attack_is_stopped_and_named(world, name):
 
 def test_threads_are_capped_at_the_process_limit(world):
     code = "import threading, time\nts = []\nwhile True:\n    t = threading.Thread(target=time.sleep, args=(5,)); t.start(); ts.append(t)\n"
-    res = run_python(code, limits=Limits(max_processes=4, wall_seconds=5))
+    res = run_python(code + "", limits=Limits(max_processes=4, wall_seconds=20))
     assert res.status == "limit" and res.limit == "processes", res.error
-    if os.geteuid() != 0:  # the kernel exempts uid 0 from RLIMIT_NPROC; root is capped by RLIMIT_AS
-        assert "can't start new thread" in res.error
+    assert "can't start new thread" in res.error
+    counted = run_python("import threading, time\nts = [threading.Thread(target=time.sleep, args=(1,)) for _ in range(4)]\n"
+                         "[t.start() for t in ts]\nresult = threading.active_count()\n",
+                         limits=Limits(max_processes=4, wall_seconds=20))
+    assert counted.ok and counted.value == 5, counted.error  # four threads besides the main one are allowed
+
+
+def test_sandbox_never_runs_as_kernel_uid_0(world):
+    """As root, bwrap runs as an unprivileged host uid: the program's processes are not uid 0 outside."""
+    started = ticks_now()
+    result = {}
+    t = threading.Thread(target=lambda: result.setdefault("r", run_python("import time\ntime.sleep(3)\nresult = 1\n")))
+    t.start()
+    deadline = time.monotonic() + 20
+    while not sandbox_processes(started) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    uids = set()
+    for pid in sandbox_processes(started):
+        status = open(f"/proc/{pid}/status").read()
+        uids.add(int(next(line for line in status.splitlines() if line.startswith("Uid:")).split()[1]))
+    t.join()
+    assert result["r"].ok
+    assert uids and 0 not in uids, uids
 
 
 def test_another_programs_folder_is_invisible(world):
