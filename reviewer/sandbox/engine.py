@@ -228,7 +228,11 @@ def bwrap_args(disk_mb: int) -> tuple[str, ...]:
                  "--setenv", "LD_LIBRARY_PATH", "/python/lib"]
     if os.path.isdir(os.path.join(rt.stdlib, "site-packages")):
         args += ["--tmpfs", inside_lib + "/site-packages", "--remount-ro", inside_lib + "/site-packages"]
-    args += ["--proc", "/proc", *_proc_covers(), "--dev", "/dev"]
+    # /dev is a tmpfs bwrap fills with device nodes; left writable it (and /dev/shm
+    # in it) would take files up to half the machine's memory, past the disk limit.
+    # Read-only, the device nodes still work (a read-only mount does not stop writes
+    # to /dev/null).
+    args += ["--proc", "/proc", *_proc_covers(), "--dev", "/dev", "--remount-ro", "/dev"]
     args += [
         "--size", str(int(disk_mb) * 1024 * 1024), "--perms", "0700", "--tmpfs", "/tmp",
         "--chdir", "/tmp", "--setenv", "HOME", "/tmp",

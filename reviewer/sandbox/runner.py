@@ -30,6 +30,7 @@ LIMIT_NAMES = ("cpu_time", "wall_time", "address_space", "file_size", "open_file
 _STARTED = b"\x00reviewer-sandbox-started\n"  # must equal _boot.STARTED
 _EXIT_OK, _EXIT_ERROR, _EXIT_LIMIT = 0, 1, 3  # _boot's exit codes
 _STDERR_CAP = 64 * 1024
+_ERROR_CAP = 4000
 
 
 @dataclass(frozen=True)
@@ -284,13 +285,15 @@ def _judge(out: bytes, err: bytes, reason: str | None, returncode: int, cpu: flo
         return SandboxResult("killed", error=f"killed by {name}", **base)
     try:
         data = json.loads(out[len(_STARTED):])
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: hostile nesting ([[[[...) must not reach the caller
         data = None
     if not isinstance(data, dict):
         return SandboxResult("error", error=f"the program exited with status {returncode} without a "
                              "well-formed result", **base)
     printed = data.get("stdout") if isinstance(data.get("stdout"), str) else ""
     message = data.get("error") if isinstance(data.get("error"), str) else None
+    if message is not None and len(message) > _ERROR_CAP:  # it lands in score notes: keep it a message
+        message = message[:_ERROR_CAP] + f" [... {len(message) - _ERROR_CAP} more characters]"
     if returncode == _EXIT_OK and message is None and "value" in data:
         return SandboxResult("ok", value=data["value"], stdout=printed,
                              value_is_repr=bool(data.get("value_is_repr")), **base)

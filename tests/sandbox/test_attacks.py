@@ -265,6 +265,26 @@ def _attacks(w) -> dict[str, str]:
             else:
                 open('/proc/1/mem', 'r+b'); result = 'ESCAPED'""",
         "other_processes_visible": "import os; result = 'ESCAPED' if [p for p in os.listdir('/proc') if p.isdigit() and p != str(os.getpid())] else 'alone'",
+        "fill_dev_shm": "open('/dev/shm/fill', 'wb').write(b'x' * 2**20); result = 'ESCAPED'",
+        "file_in_dev": "open('/dev/owned', 'wb').write(b'x'); result = 'ESCAPED'",
+        "file_in_dev_pts": "open('/dev/pts/owned', 'wb').write(b'x'); result = 'ESCAPED'",
+        "writable_folders_scan": """
+            import os
+            found = []
+            for dp, dns, _ in os.walk('/'):
+                if dp.startswith('/proc'):
+                    dns[:] = []
+                    continue
+                if os.access(dp, os.W_OK) and dp not in ('/tmp', '/dev/pts'):
+                    found.append(dp)
+            result = 'ESCAPED' + str(found) if found else 'only /tmp'""",
+        "raise_own_rlimits": """
+            import resource
+            resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+            result = 'ESCAPED'""",
+        "raise_process_rlimit": """
+            import resource
+            resource.setrlimit(resource.RLIMIT_NPROC, (10000, 10000)); result = 'ESCAPED'""",
         # --- the audit hook and the result channel ----------------------------------------
         "disable_audit_hooks_then_write": f"""
             import gc, sys
@@ -333,6 +353,9 @@ RESOURCE_ATTACKS = {
                                 "while True:\n    pass\n", "limit", "cpu_time"),
     "forge_success_then_sleep": ("import os, time\nos.write(1, b'{\"value\": \"forged\", \"error\": null, \"stdout\": \"\"}')\n"
                                  "os.close(1)\nos.close(2)\ntime.sleep(60)\n", "timeout", "wall_time"),
+    "ignore_sigxcpu_and_spin": ("import _signal\n_signal.signal(_signal.SIGXCPU, _signal.SIG_IGN)\n"
+                                "while True:\n    pass\n", "limit", "cpu_time"),
+    "deeply_nested_result": ("import os\nos.write(1, b'[' * 200000)\nos._exit(0)\n", "error", None),
     "forge_success_then_exit_0": ("import os\nos.write(1, b'{\"value\": \"forged\", \"error\": null, \"stdout\": \"\", "
                                   "\"isolation\": [\"none\"]}')\nos._exit(0)\n", "ok", None),
 }
@@ -361,6 +384,12 @@ def test_resource_attack_is_stopped_and_named(world, name):
     while sandbox_processes(started) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert sandbox_processes(started) == []
+
+
+def test_a_huge_error_message_is_cut_to_a_message(world):
+    res = run_python("raise ValueError('e' * 1_000_000)\n")
+    assert res.status == "error" and res.error.startswith("ValueError: eee")
+    assert len(res.error) < 5000 and "more characters" in res.error
 
 
 def test_threads_are_capped_at_the_process_limit(world):
