@@ -152,6 +152,12 @@ def _mirror(rt: Runtime) -> Runtime:
     os.makedirs(root, mode=0o755, exist_ok=True)
     os.chmod(root, 0o755)
     import tempfile
+    import time
+
+    for stale in os.listdir(root):  # half-built mirrors of an app killed while building (over 10 minutes old)
+        path = os.path.join(root, stale)
+        if stale.startswith(".build-") and time.time() - os.stat(path).st_mtime > 600:
+            shutil.rmtree(path, ignore_errors=True)
 
     tmp = tempfile.mkdtemp(prefix=".build-", dir=root)
     try:

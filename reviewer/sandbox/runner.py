@@ -153,7 +153,7 @@ def execute(bwrap: str, code: str, entry: str | None, args_json: Any, limits: Li
         proc = subprocess.Popen(
             [bwrap, "--args", str(fds[-1]), *engine.command(limits)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=fds,
-            env=engine.BWRAP_ENV_VARS, start_new_session=True, close_fds=True, **engine.popen_identity(),
+            env=engine.BWRAP_ENV_VARS, cwd="/", start_new_session=True, close_fds=True, **engine.popen_identity(),
         )
     except OSError as exc:
         return SandboxResult("error", error=f"bubblewrap could not be started: {exc}",
