@@ -165,9 +165,12 @@ def sandbox(scale: float) -> Iterator[Figure]:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a fifth of the work (for a smoke run)")
+    parser.add_argument("--only", choices=[fn.__name__ for fn in SCORERS], help="run one group of figures")
     args = parser.parse_args(argv)
     scale = 0.2 if args.quick else 1.0
     for fn in SCORERS:
+        if args.only and fn.__name__ != args.only:
+            continue
         for name, value, unit in fn(scale):
             print(f"{name}: {value:.4g} {unit}" if isinstance(value, float) else f"{name}: {value} {unit}", flush=True)
 

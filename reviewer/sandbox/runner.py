@@ -31,6 +31,10 @@ _STARTED = b"\x00reviewer-sandbox-started\n"  # must equal _boot.STARTED
 _EXIT_OK, _EXIT_ERROR, _EXIT_LIMIT = 0, 1, 3  # _boot's exit codes
 _STDERR_CAP = 64 * 1024
 _ERROR_CAP = 4000
+# Limits that show up inside as an exception, so the in-sandbox code names them. The
+# program could claim one of these falsely, which only fails its own run; the others
+# (wall and CPU time, the parent's output cap) only the parent can report.
+_LIMITS_SEEN_INSIDE = ("address_space", "file_size", "open_files", "output_size", "processes", "disk")
 
 
 @dataclass(frozen=True)
@@ -298,7 +302,7 @@ def _judge(out: bytes, err: bytes, reason: str | None, returncode: int, cpu: flo
         return SandboxResult("ok", value=data["value"], stdout=printed,
                              value_is_repr=bool(data.get("value_is_repr")), **base)
     limit = data.get("limit")
-    if returncode == _EXIT_LIMIT and limit in LIMIT_NAMES:
+    if returncode == _EXIT_LIMIT and limit in _LIMITS_SEEN_INSIDE:
         return SandboxResult("limit", error=f"{_LIMIT_TEXT[limit](limits)}: {message or ''}".strip(),
                              limit=limit, stdout=printed, **base)
     return SandboxResult("error", error=message or f"the program exited with status {returncode}",

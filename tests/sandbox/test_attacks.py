@@ -356,6 +356,11 @@ RESOURCE_ATTACKS = {
     "ignore_sigxcpu_and_spin": ("import _signal\n_signal.signal(_signal.SIGXCPU, _signal.SIG_IGN)\n"
                                 "while True:\n    pass\n", "limit", "cpu_time"),
     "deeply_nested_result": ("import os\nos.write(1, b'[' * 200000)\nos._exit(0)\n", "error", None),
+    "undecodable_result": ("import os\nos.write(1, b'\\xff\\xfe' * 1000)\nos._exit(0)\n", "error", None),
+    "result_number_too_long": ("import os\nos.write(1, b'{\"value\": ' + b'1' * 100000 + b'}')\nos._exit(0)\n",
+                               "error", None),
+    "claim_a_timeout_from_inside": ("import os\nos.write(1, b'{\"value\": null, \"error\": \"x\", \"limit\": "
+                                    "\"wall_time\"}')\nos._exit(3)\n", "error", None),
     "forge_success_then_exit_0": ("import os\nos.write(1, b'{\"value\": \"forged\", \"error\": null, \"stdout\": \"\", "
                                   "\"isolation\": [\"none\"]}')\nos._exit(0)\n", "ok", None),
 }
