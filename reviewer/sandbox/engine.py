@@ -2,10 +2,13 @@
 
 Every program gets a fresh ``bwrap`` with new user, PID, mount, network, IPC,
 UTS (and, where the kernel allows, cgroup) namespaces; uid/gid 65534 inside;
+the program is pid 1 and the only process (``--as-pid-1``);
 ``--die-with-parent`` (the sandbox dies with the app), ``--new-session`` (no
 controlling terminal to inject keystrokes into), ``--disable-userns`` (no
 nested user namespaces), no capabilities, an empty environment and the seccomp
-filter of ``reviewer.sandbox.seccomp``. Its filesystem holds only:
+filter of ``reviewer.sandbox.seccomp``. When the app runs as root, bwrap itself
+runs as host uid 65534 (see ``HOST_UID_WHEN_ROOT``), so the program is not
+kernel uid 0 either. Its filesystem holds only:
 
 * ``/python``: read-only binds of the interpreter, its standard library (the
   ``site-packages`` folder covered by an empty read-only tmpfs) and
@@ -16,9 +19,9 @@ filter of ``reviewer.sandbox.seccomp``. Its filesystem holds only:
   lives in the sandbox's own mount namespace, so it is gone when the last
   process of the sandbox is gone, however that happens (no folder on the
   host's disk to clean up, even if the app is killed);
-* ``/dev`` (null, zero, full, random, urandom, tty, pts, shm) and a ``/proc`` of
-  its own PID namespace (bwrap mounts its sys, sysrq-trigger, irq and bus
-  read-only).
+* a read-only ``/dev`` (null, zero, full, random, urandom, tty, pts, shm) and a
+  ``/proc`` of its own PID namespace in which ``/proc/sys`` and every entry
+  holding writable files is covered (see ``_proc_covers``).
 
 No home, ``/root``, ``/etc``, ``/run``, ``/var``, ``/sys``, no sockets, no
 database, no project tree. The bwrap arguments travel through ``--args FD``.
@@ -50,8 +53,8 @@ HOW_TO_ENABLE = ("To enable it: install bubblewrap (Debian/Ubuntu: apt-get insta
                  "kernel.apparmor_restrict_unprivileged_userns=0); Linux only.")
 BOOT_SOURCE = (Path(__file__).with_name("_boot.py")).read_text(encoding="utf-8")
 # The environment bwrap itself starts with: nothing of the app's (API keys,
-# database URLs). bwrap's init process inside the sandbox keeps it, and the
-# program can read that process's /proc/1/environ.
+# database URLs). bwrap's own /proc/PID/environ is readable by processes of its
+# uid, so it must hold nothing worth reading; the program gets --clearenv.
 BWRAP_ENV_VARS = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
@@ -248,10 +251,10 @@ def bwrap_args(disk_mb: int) -> tuple[str, ...]:
 
 
 # /proc entries covered inside. bwrap covers /proc/sys and sysrq-trigger only
-# when it finds them writable at set-up, which it does not when the app runs
-# as root (the folder is 0555), yet the files inside are root-owned and a
-# sandbox started by root runs with kernel uid 0: without these covers a
-# program could set kernel.core_pattern (measured: it did). Covered: the
+# when it finds them writable at set-up, which it does not when it runs as
+# root (the folder is 0555), yet the files inside are root-owned: a sandbox
+# running as kernel uid 0 set kernel.core_pattern here before bwrap was moved
+# to an unprivileged uid. The covers stay as a second layer. Covered: the
 # always-dangerous ones below, plus every other top-level entry holding a file
 # with a write bit (found once per process). Each cover is a mount, and mounts
 # cost start-up time, so entries that are read-only for everyone stay visible.

@@ -140,7 +140,6 @@ def execute(bwrap: str, code: str, entry: str | None, args_json: Any, limits: Li
             isolation: tuple[str, ...]) -> SandboxResult:
     """Start one sandbox with ``bwrap`` and judge it (the probe uses this before availability is known)."""
     started = time.monotonic()
-    limits_dict = asdict(limits)
     try:
         # JSON first (what the program may receive: tuples become lists, no other types), then marshal,
         # which the sandbox reads without importing json. Nothing in marshal format ever comes back.
@@ -185,8 +184,8 @@ def execute(bwrap: str, code: str, entry: str | None, args_json: Any, limits: Li
 def _reap(proc: subprocess.Popen, deadline: float) -> tuple[int, Any, bool]:
     """Wait for bwrap until ``deadline`` (then kill it); return (wait status, rusage, whether it was killed late).
 
-    ``wait4`` (not Popen.wait) because its rusage counts the CPU time of the
-    whole sandbox: bwrap reaps its init, which reaps the program.
+    ``wait4`` (not Popen.wait) because its rusage also counts the CPU time of
+    the program, which bwrap reaps.
     """
     late = False
     while True:

@@ -157,4 +157,5 @@ def sandbox_processes(started_after: float = 0.0) -> list[int]:
 
 def ticks_now() -> float:
     """Now, in the clock ticks since boot that /proc/PID/stat's start time uses."""
-    return float(Path("/proc/uptime").read_text().split()[0]) * os.sysconf("SC_CLK_TCK")
+    # One tick early: /proc/uptime and the start time are rounded differently.
+    return int(float(Path("/proc/uptime").read_text().split()[0]) * os.sysconf("SC_CLK_TCK")) - 1

@@ -457,7 +457,8 @@ result = 'ESCAPED' if found else 'nothing'
 
 
 def test_nothing_persists_from_one_program_to_the_next(world):
-    first = run_python("open('/tmp/left.txt', 'w').write('x')\nopen('/dev/shm/left', 'w').write('x')\nresult = 1\n")
+    first = run_python("open('/tmp/left.txt', 'w').write('x')\ntry:\n    open('/dev/shm/left', 'w').write('x')\n"
+                       "except OSError:\n    pass  # read-only\nresult = 1\n")
     assert first.ok, first.error
     second = run_python("import os\nresult = [os.path.exists('/tmp/left.txt'), os.path.exists('/dev/shm/left')]\n")
     assert second.ok and second.value == [False, False]
