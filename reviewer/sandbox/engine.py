@@ -358,7 +358,8 @@ def _probe(path: str) -> Availability:
     try:
         python_runtime()
     except OSError as exc:
-        return Availability(False, version, f"the Python runtime could not be prepared for the sandbox: {exc}")
+        return Availability(False, version, f"the Python runtime could not be prepared for the sandbox: {exc}; "
+                            f"set {MIRROR_ROOT_ENV} to a folder root can write")
     res = execute(path, "result = 6 * 7", None, None, Limits(wall_seconds=30), isolation=())
     if res.status != "ok" or res.value != 42:
         detail = (res.error or res.status).strip().splitlines()
