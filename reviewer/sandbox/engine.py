@@ -105,11 +105,20 @@ def runs_as_root() -> bool:
     return os.geteuid() == 0
 
 
-def popen_identity() -> dict:
-    """Popen keyword arguments that start bwrap as the unprivileged host uid when the app is root."""
+def popen_identity() -> tuple[list[str], dict]:
+    """(command prefix, Popen keyword arguments) that start bwrap as the unprivileged host uid when the app is root.
+
+    util-linux's setpriv (always on Debian) drops to the uid before exec'ing
+    bwrap; Popen's own ``user=`` does the same but makes Python fork instead of
+    vfork, measured 15 ms a start here against 8 ms for setpriv.
+    """
     if not runs_as_root():
-        return {}
-    return {"user": HOST_UID_WHEN_ROOT, "group": HOST_UID_WHEN_ROOT, "extra_groups": []}
+        return [], {}
+    setpriv = shutil.which("setpriv", path="/usr/bin:/bin:/usr/sbin:/sbin")
+    uid = str(HOST_UID_WHEN_ROOT)
+    if setpriv:
+        return [setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--"], {}
+    return [], {"user": HOST_UID_WHEN_ROOT, "group": HOST_UID_WHEN_ROOT, "extra_groups": []}
 
 
 def _readable_by_all(path: str) -> bool:

@@ -153,10 +153,11 @@ def execute(bwrap: str, code: str, entry: str | None, args_json: Any, limits: Li
         fds.append(_pipe_with(build_filter(limits.max_processes > 0)))
         options += b"--seccomp\0" + str(fds[-1]).encode() + b"\0"
         fds.append(_pipe_with(options))
+        prefix, identity = engine.popen_identity()
         proc = subprocess.Popen(
-            [bwrap, "--args", str(fds[-1]), *engine.command(limits)],
+            [*prefix, bwrap, "--args", str(fds[-1]), *engine.command(limits)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=fds,
-            env=engine.BWRAP_ENV_VARS, cwd="/", start_new_session=True, close_fds=True, **engine.popen_identity(),
+            env=engine.BWRAP_ENV_VARS, cwd="/", start_new_session=True, close_fds=True, **identity,
         )
     except OSError as exc:
         return SandboxResult("error", error=f"bubblewrap could not be started: {exc}",
