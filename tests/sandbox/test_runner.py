@@ -105,3 +105,34 @@ def test_a_bwrap_that_cannot_make_namespaces_means_not_run(monkeypatch):
         availability(refresh=True)
         shutil.rmtree(folder)
     assert run_python("result = 1").ok  # the real bubblewrap again
+
+
+def test_seccomp_no_new_privileges_and_no_capabilities_are_in_force():
+    code = """
+import ctypes, errno, os, socket
+status = dict(line.split(':', 1) for line in open('/proc/self/status').read().splitlines() if ':' in line)
+libc = ctypes.CDLL(None, use_errno=True)
+def err(*call):
+    r = libc.syscall(*call)
+    return None if r >= 0 else errno.errorcode[ctypes.get_errno()]
+try:
+    socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+    netlink = None
+except OSError as exc:
+    netlink = errno.errorcode[exc.errno]
+result = {
+    'seccomp': status['Seccomp'].strip(), 'no_new_privs': status['NoNewPrivs'].strip(),
+    'cap_eff': status['CapEff'].strip(), 'cap_prm': status['CapPrm'].strip(),
+    'keyctl': err(250, 0, -4, 0, 0, 0), 'clone3': err(435, 0, 0), 'ptrace': err(101, 16, 1, 0, 0),
+    'netlink': netlink,
+}
+"""
+    res = run_python(code)
+    assert res.ok, res.error
+    v = res.value
+    assert v["seccomp"] == "2" and v["no_new_privs"] == "1"  # 2 = filter mode
+    assert int(v["cap_eff"], 16) == 0 and int(v["cap_prm"], 16) == 0
+    # The errors the filter gives (the kernel alone would answer differently: netlink works in a
+    # fresh network namespace, clone3 exists, keyctl reaches the uid's keyring).
+    assert v["keyctl"] == "EPERM" and v["ptrace"] == "EPERM"
+    assert v["clone3"] == "ENOSYS" and v["netlink"] == "EAFNOSUPPORT"
