@@ -167,7 +167,7 @@ def execute(bwrap: str, code: str, entry: str | None, args_json: Any, limits: Li
             os.close(fd)
     try:
         out, err, reason = _exchange(proc, request, started + limits.wall_seconds,
-                                     limits.output_bytes * 2 + 65536)
+                                     _channel_cap(limits))
     finally:
         status, usage, late = _reap(proc, started + limits.wall_seconds)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -199,6 +199,12 @@ def _reap(proc: subprocess.Popen, deadline: float) -> tuple[int, Any, bool]:
             _, status, usage = os.wait4(proc.pid, 0)
             return status, usage, late
         time.sleep(0.002)
+
+
+def _channel_cap(limits: Limits) -> int:
+    """Bytes the parent reads back at most: the value (at most ``output_bytes`` of ASCII JSON), the
+    printed text (at most ``output_bytes`` characters, each up to 6 bytes escaped) and the envelope."""
+    return 7 * limits.output_bytes + 65536
 
 
 def _kill(proc: subprocess.Popen) -> None:
@@ -252,8 +258,12 @@ def _exchange(proc: subprocess.Popen, request: bytes, deadline: float, cap: int)
                     if sizes[stream] > cap:
                         reason = "output_size"
                         break
-                elif sizes[stream] <= _STDERR_CAP:
-                    err.append(chunk)
+                else:
+                    if sizes[stream] <= _STDERR_CAP:
+                        err.append(chunk)
+                    elif sizes[stream] > cap:  # raw writes to fd 2: stop a flood rather than read it to the end
+                        reason = "output_size"
+                        break
             if reason:
                 break
     finally:

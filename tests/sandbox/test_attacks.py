@@ -489,3 +489,9 @@ def test_app_killed_mid_run_leaves_no_sandbox_and_no_folder(tmp_path):
         time.sleep(0.05)
     assert sandbox_processes(started) == [], "the sandbox outlived the app"
     assert not {n for n in set(os.listdir("/tmp")) - before_tmp if "sandbox" in n}, "a temporary folder was left"
+
+
+def test_a_flood_on_raw_stderr_is_stopped(world):
+    res = run_python("import os\nwhile True:\n    os.write(2, b'e' * 65536)\n", limits=Limits(output_bytes=10_000, wall_seconds=20))
+    assert res.status == "limit" and res.limit == "output_size"
+    assert res.duration < 15

@@ -136,3 +136,12 @@ result = {
     # fresh network namespace, clone3 exists, keyctl reaches the uid's keyring).
     assert v["keyctl"] == "EPERM" and v["ptrace"] == "EPERM"
     assert v["clone3"] == "ENOSYS" and v["netlink"] == "EAFNOSUPPORT"
+
+
+def test_printed_text_is_capped_and_non_ascii_output_still_comes_back():
+    res = run_python("print('é' * 10_000)\nresult = 'ü' * 100\n", limits=Limits(output_bytes=1000))
+    assert res.ok, res.error
+    assert res.value == "ü" * 100  # 602 bytes of escaped JSON: the value cap counts bytes
+    assert res.stdout.startswith("é" * 1000) and "more characters of output dropped" in res.stdout
+    big = run_python("print('ж' * 900_000)\nresult = 1\n")  # under the 1,000,000-character cap, 6x escaped
+    assert big.ok and big.value == 1 and len(big.stdout) == 900_001
