@@ -43,8 +43,9 @@ class Limits:
 
     ``memory_mb`` is the address space (RLIMIT_AS); ``disk_mb`` the size of its
     private tmpfs; ``max_processes`` the threads it may start besides its main
-    one (it can never start a process); ``output_bytes`` caps the printed text
-    and the encoded return value alike.
+    one (it can never start a process); ``output_bytes`` caps the return value
+    (bytes of its ASCII JSON) and the printed text (characters; the rest is
+    dropped and counted).
     """
 
     cpu_seconds: int = 5
