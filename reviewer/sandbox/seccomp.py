@@ -23,14 +23,16 @@ CLONE_THREAD = 0x00010000
 
 # Why each group is refused; the names are the syscalls.
 RULES: dict[str, tuple[str, ...]] = {
-    # Keyrings are not namespaced: they belong to the kernel uid. A sandbox
-    # started by root runs with kernel uid 0, so without this rule it could read
-    # or add keys in root's user keyring.
+    # Keyrings are not namespaced: they belong to the kernel uid, which every
+    # sandbox shares (65534 when the app is root, else the app's own uid).
+    # Without this rule a program could read the app user's keys, or leave a
+    # key for the next program to read (one program influencing another).
     "keyring": ("keyctl", "add_key", "request_key"),
-    # Inspecting or steering another process: ptrace would let a program take
-    # over bwrap's init process (pid 1 in its namespace); process_vm_* and kcmp
-    # read other processes' memory and file tables; pidfd_getfd copies a file
-    # descriptor out of another process.
+    # Inspecting or steering another process: the program is alone in its PID
+    # namespace (bwrap --as-pid-1), so these only matter if something else ever
+    # shares it; they are the tools for taking such a process over (ptrace),
+    # reading its memory or file table (process_vm_*, kcmp) or copying its file
+    # descriptors (pidfd_getfd).
     "other processes": ("ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd"),
     # New namespaces and mounts: bwrap --disable-userns stops nested user
     # namespaces; these stop the rest of the mount/namespace machinery (a large,
