@@ -101,9 +101,8 @@ def _stat_of(path: str) -> tuple:
     return (st.st_mode, st.st_size, st.st_mtime_ns)
 
 
-@pytest.fixture(scope="session")
-def world(tmp_path_factory):
-    root = tmp_path_factory.mktemp("world")
+def build_world(root: Path) -> World:
+    """Victim files, a SQLite database and four listening sockets under ``root`` (close with close_world)."""
     victim_dir = root / "victim"
     victim_dir.mkdir()
     victim = victim_dir / "victim.txt"
@@ -120,7 +119,7 @@ def world(tmp_path_factory):
     unix_sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     unix_sock.bind(unix_path)
     unix_sock.listen(8)
-    abstract_name = f"reviewer-test-{os.getpid()}"
+    abstract_name = f"reviewer-test-{os.getpid()}-{root.name}"
     abstract = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     abstract.bind("\0" + abstract_name)
     abstract.listen(8)
@@ -130,13 +129,22 @@ def world(tmp_path_factory):
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.bind(("127.0.0.1", 0))
     listeners = [_Listener(unix_sock), _Listener(abstract), _Listener(tcp), _Listener(udp, datagram=True)]
+    return World(root, victim, victim_dir, db, unix_path, abstract_name, tcp.getsockname()[1],
+                 udp.getsockname()[1], listeners)
+
+
+def close_world(w: World) -> None:
+    for listener in w.listeners:
+        listener.close()
+
+
+@pytest.fixture(scope="session")
+def world(tmp_path_factory):
+    w = build_world(tmp_path_factory.mktemp("world"))
     os.environ["REVIEWER_TEST_API_KEY"] = SECRET
-    w = World(root, victim, victim_dir, db, unix_path, abstract_name, tcp.getsockname()[1],
-              udp.getsockname()[1], listeners)
     yield w
     os.environ.pop("REVIEWER_TEST_API_KEY", None)
-    for listener in listeners:
-        listener.close()
+    close_world(w)
 
 
 def sandbox_processes(started_after: float = 0.0) -> list[int]:

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from reviewer.sandbox import Limits, run_python
-from tests.sandbox.conftest import SECRET, sandbox_processes, ticks_now
+from tests.sandbox.conftest import SECRET, build_world, close_world, sandbox_processes, ticks_now
 
 LIMITS = Limits(cpu_seconds=2, wall_seconds=8)
 
@@ -150,7 +150,7 @@ def _attacks(w) -> dict[str, str]:
             import socket
             s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b'hello', ('127.0.0.1', {w.udp_port}))
             result = 'sent (the test checks whether it arrived)'""",
-        "tcp_ipv6_loopback": f"import socket; socket.create_connection(('::1', {w.tcp_port}), timeout=2); result = 'ESCAPED'",
+        "tcp_ipv4_mapped_ipv6": f"import socket; socket.create_connection(('::ffff:127.0.0.1', {w.tcp_port}), timeout=2); result = 'ESCAPED'",
         "dns_lookup": "import socket; result = 'ESCAPED' + str(socket.getaddrinfo('example.com', 80))",
         "public_ip": "import socket; socket.create_connection(('1.1.1.1', 53), timeout=2); result = 'ESCAPED'",
         "raw_packet_socket": "import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW); result = 'ESCAPED'",
@@ -245,7 +245,12 @@ def _attacks(w) -> dict[str, str]:
                 fcntl.ioctl(fd, termios.TIOCSTI, b'x')
             result = 'ESCAPED'""",
         "write_core_pattern": "open('/proc/sys/kernel/core_pattern', 'w').write('|/tmp/pwn'); result = 'ESCAPED'",
-        "sysrq_trigger": "open('/proc/sysrq-trigger', 'w').write('h'); result = 'ESCAPED' if open('/proc/sysrq-trigger').read() == '' and False else 'wrote to a cover'",
+        "sysrq_trigger": """
+            import os
+            f = open('/proc/sysrq-trigger', 'w')
+            same_as_null = os.fstat(f.fileno()).st_rdev == os.stat('/dev/null').st_rdev
+            f.write('h')
+            result = 'only a cover over it' if same_as_null else 'ESCAPED'""",
         "write_every_sysctl": """
             import os
             changed = []
@@ -495,3 +500,37 @@ def test_a_flood_on_raw_stderr_is_stopped(world):
     res = run_python("import os\nwhile True:\n    os.write(2, b'e' * 65536)\n", limits=Limits(output_bytes=10_000, wall_seconds=20))
     assert res.status == "limit" and res.limit == "output_size"
     assert res.duration < 15
+
+
+CONTROL_ATTACKS = ["open_victim_for_write", "dir_fd_write", "chmod_victim", "setxattr_victim", "sqlite_rewrite_db",
+                   "read_victim_secret", "served_unix_socket", "abstract_unix_socket", "tcp_loopback",
+                   "udp_loopback", "tcp_ipv4_mapped_ipv6"]
+
+
+def test_the_checks_catch_these_attacks_when_nothing_isolates_them(tmp_path):
+    """Control: the same programs in a plain interpreter DO escape, and the checks above see it.
+
+    Without this, an attack that failed for an unrelated reason (a typo, a wrong path)
+    would pass as 'blocked'.
+    """
+    import subprocess
+    import sys
+
+    w = build_world(tmp_path)
+    try:
+        attacks = _attacks(w)
+        for name in CONTROL_ATTACKS:
+            before = w.snapshot()
+            reached_before = len(w.reached())
+            code = textwrap.dedent(attacks[name]) + "\nprint(result)\n"
+            proc = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=30)
+            escaped = "ESCAPED" in proc.stdout
+            deadline = time.monotonic() + 3
+            while not (w.snapshot() != before or len(w.reached()) > reached_before) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            effect = w.snapshot() != before or len(w.reached()) > reached_before
+            assert escaped or effect, f"{name} did not escape even without a sandbox: {proc.stderr[-300:]}"
+            if name != "read_victim_secret":
+                assert effect, f"{name} escaped but the checks did not see its effect"
+    finally:
+        close_world(w)
