@@ -476,17 +476,24 @@ def test_app_killed_mid_run_leaves_no_sandbox_and_no_folder(tmp_path):
     import sys
 
     script = tmp_path / "app.py"
-    script.write_text("from reviewer.sandbox import run_python\n"
-                      "print('started', flush=True)\n"
-                      "run_python(\"open('/tmp/x', 'w').write('x')\\nimport time\\ntime.sleep(60)\\n\")\n")
+    script.write_text("from reviewer.sandbox import Limits, availability, run_python\n"
+                      "print('started', availability().message, flush=True)\n"
+                      "r = run_python(\"open('/tmp/x', 'w').write('x')\\nimport time\\ntime.sleep(60)\\n\",\n"
+                      "               limits=Limits(wall_seconds=60))\n"
+                      "print(r.status, r.error, flush=True)\n")
     started = ticks_now()
     before_tmp = set(os.listdir("/tmp"))
-    app = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, env={**os.environ})
-    assert app.stdout.readline().strip() == b"started"
-    deadline = time.monotonic() + 20
-    while not sandbox_processes(started) and time.monotonic() < deadline:
+    app = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env={**os.environ})
+    first = app.stdout.readline().decode()
+    assert first.startswith("started isolation available"), first
+    deadline = time.monotonic() + 30
+    while not sandbox_processes(started) and time.monotonic() < deadline and app.poll() is None:
         time.sleep(0.05)
-    assert sandbox_processes(started), "the sandbox never started"
+    if not sandbox_processes(started):
+        app.kill()
+        out, err = app.communicate()
+        raise AssertionError(f"the sandbox never started: {out.decode()} {err.decode()[-2000:]}")
     app.send_signal(signal.SIGKILL)
     app.wait()
     deadline = time.monotonic() + 10
