@@ -1,6 +1,6 @@
 """Scoring throughput: string metrics, DeepJSONEval, SchemaBench, sandboxed programs.
 
-Run: ``.venv/bin/python bench/scoring_bench.py [--quick]``. Prints one figure
+Run: ``.venv/bin/python bench/scoring_bench.py [--quick] [--only sandbox]``. Prints one figure
 per line as ``name: value unit``; each target comes with the measured/target
 ratio. Data is synthetic and built here, so the bench needs no refdata.
 
