@@ -26,6 +26,8 @@ as_root() {
 QT_DEBS=(libgl1 libegl1 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libdbus-1-3 libglib2.0-0
          fonts-dejavu-core libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0
          libxcb-randr0 libxcb-render-util0 libxcb-image0 libxcb-xkb1)
+# The sandbox that runs model-written code: bubblewrap, and libseccomp for its syscall filter.
+SANDBOX_DEBS=(bubblewrap libseccomp2)
 
 apt_updated=0
 install_debs() {
@@ -126,13 +128,13 @@ ensure_postgres() {
 
 case "$mode" in
     app)
-        install_debs "${QT_DEBS[@]}"
+        install_debs "${QT_DEBS[@]}" "${SANDBOX_DEBS[@]}"
         make_venv ""
         say "opening reviewer (sample data is imported on first start)"
         exec .venv/bin/reviewer
         ;;
     test)
-        install_debs "${QT_DEBS[@]}"
+        install_debs "${QT_DEBS[@]}" "${SANDBOX_DEBS[@]}"
         make_venv "[test]"
         install_real_model_tier
         install_bfcl_reference

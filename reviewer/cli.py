@@ -170,6 +170,11 @@ def cmd_score(args) -> int:
         if r.summary.get("report_lines"):
             print(f"\n{r.run} ({r.mode}), the benchmark's own aggregates:")
             print("\n".join("  " + line for line in r.summary["report_lines"]))
+    if any(r.scorer == "tooljson" for r in results):
+        from reviewer.sandbox import availability
+
+        if not availability().available:
+            print(f"\nwarning: code-generation outputs were {availability().message}")
     flagged = {f["record_id"]: f for r in results for f in r.summary.get("gold_fails_schema", [])}
     if flagged:
         print(f"\nwarning: {len(flagged)} gold objects fail their own schema, so no answer can score on them:")

@@ -88,7 +88,13 @@ def _code_job(text: str) -> tuple[str, str] | str:
     return code, entry.group(1)
 
 
+class NotRun:
+    """The code of a record was not run (no isolation available); its metrics are not computed."""
+
+
 def _prediction_from(result: SandboxResult) -> tuple[Any, list[str]]:
+    if result.status == "not_run":
+        return NotRun(), [result.error or "not run: no isolation available"]
     if not result.ok:
         return CODE_EXECUTION_ERROR, [f"code execution error: {result.error}"]
     notes = [f"code ran in the sandbox ({', '.join(result.isolation)}) in {result.duration:.2f} s"]
@@ -250,6 +256,9 @@ class ToolJsonScorer:
         else:
             pred, run_notes = self.prediction_of(item, output)
         notes += run_notes
+        if isinstance(pred, NotRun):  # not the model's failure: left out of every average, reason in the notes
+            return ScoreResult({"exact_match": None, "contains": None, "contains_or_exact": None},
+                               "exact_match", None, skipped=True, notes=notes)
         gold = item.gold
         scored_pred = pred
         if mode == "fixed":
