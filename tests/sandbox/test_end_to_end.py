@@ -98,7 +98,7 @@ def _scores(db: Path) -> list[dict]:
 def test_attacking_prediction_is_scored_failed_and_the_database_is_untouched(tmp_path):
     db, src = _prepared(tmp_path)
     before_db, before_src = _dump(db), _tree(tmp_path)
-    proc = reviewer("score", "tj", db=db)
+    proc = reviewer("score", "tj", "--mode", "fixed", db=db)  # faithful mode runs no code on prediction files
     assert proc.returncode == 0, proc.stderr
     after = _dump(db)
     assert {t: rows for t, rows in after.items() if t != "score"} == {
@@ -119,7 +119,7 @@ def test_attacking_prediction_is_scored_failed_and_the_database_is_untouched(tmp
 
 def test_without_isolation_code_is_not_run_and_the_cli_says_how_to_enable_it(tmp_path):
     db, _ = _prepared(tmp_path)
-    proc = reviewer("score", "tj", db=db, env_extra={"REVIEWER_SANDBOX_BWRAP": str(tmp_path / "no-bwrap-here")})
+    proc = reviewer("score", "tj", "--mode", "fixed", db=db, env_extra={"REVIEWER_SANDBOX_BWRAP": str(tmp_path / "no-bwrap-here")})
     assert proc.returncode == 0, proc.stderr
     assert "not run: no isolation available" in proc.stdout
     assert "install bubblewrap" in proc.stdout and "user namespaces" in proc.stdout
