@@ -162,7 +162,20 @@ def parse_json(text: str, path: str | Path) -> Any:
     except (RecursionError, ValueError) as exc:
         raise _limit_error(path, text, 0, exc, lambda pos: _where(text, pos)) from None
     _check_depth(value, text, 0, len(text), path, lambda pos: _where(text, pos))
+    # A whole document (a tool response) is stored as text apart from the records that
+    # use it; refuse what the databases cannot hold here, where its own path is known.
+    _check_storable(value, path, None, [])
     return value
+
+
+def _check_storable(value: Any, path, where: str | None, prefix: list) -> None:
+    """InputError at the record's place and JSON path if it holds what the databases cannot
+    store alike (see ``unstorable``): every record is checked as it is read, whichever
+    of its fields a format keeps."""
+    found = unstorable(value)
+    if found:
+        loc = ", ".join(x for x in (where, json_path(prefix + found[0])) if x)
+        raise InputError(path, loc, f"holds {found[1]}")
 
 
 # Strings skipped whole (so brackets and digits inside them do not count), brackets, long digit runs.
@@ -272,6 +285,7 @@ def iter_json_array(path: str | Path, text: str | None = None) -> Iterator[tuple
         except (RecursionError, ValueError) as exc:
             raise _limit_error(path, text, pos, exc, lambda at: _where(text, at), f"element $[{index}]: ") from None
         _check_depth(value, text, pos, end, path, lambda at: _where(text, at), f"element $[{index}]: ")
+        _check_storable(value, path, _where(text, pos), [index])
         line += text.count("\n", line_pos, pos)
         line_pos = pos
         yield index, line, value
@@ -332,6 +346,7 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
             except (RecursionError, ValueError) as exc:
                 raise _limit_error(p, line, 0, exc, lambda pos, n=line_no: f"line {n}, column {pos + 1}") from None
             _check_depth(obj, line, 0, len(line), p, lambda pos, n=line_no: f"line {n}, column {pos + 1}")
+            _check_storable(obj, p, f"line {line_no}", [])
             yield line_no, obj
 
 
