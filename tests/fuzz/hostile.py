@@ -244,6 +244,10 @@ def generate(n: int, seed: int, workdir: Path) -> list[Trial]:
             kinds = [k for k in XLSX_KINDS if what == "dataset" or k != "cell-json"] + FILE_KINDS
         else:
             kinds = JSON_VALUE_KINDS + JSON_TEXT_KINDS + FILE_KINDS
+        if fmt == "bfcl":
+            # BFCL's category files are each optional: a folder where one was is simply not
+            # a category file, and importing the others is right.
+            kinds = [k for k in kinds if k != "folder"]
         kind = rng.choice(kinds)
         trial_env: dict[str, str] = {}
         needs_location = kind not in FILE_KINDS and kind not in ("bitflip", "truncated-xlsx", "zipbomb")
