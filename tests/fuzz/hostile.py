@@ -244,10 +244,11 @@ def generate(n: int, seed: int, workdir: Path) -> list[Trial]:
             kinds = [k for k in XLSX_KINDS if what == "dataset" or k != "cell-json"] + FILE_KINDS
         else:
             kinds = JSON_VALUE_KINDS + JSON_TEXT_KINDS + FILE_KINDS
-        if fmt == "bfcl":
-            # BFCL's category files are each optional: a folder where one was is simply not
-            # a category file, and importing the others is right.
-            kinds = [k for k in kinds if k != "folder"]
+        if fmt == "bfcl" and not rel.startswith("possible_answer"):
+            # BFCL's category files are each optional: a folder, FIFO or device where one
+            # was is simply not a category file (the reader takes regular files only), and
+            # importing the others is right.
+            kinds = [k for k in kinds if k not in ("folder", "fifo", "devzero")]
         kind = rng.choice(kinds)
         trial_env: dict[str, str] = {}
         needs_location = kind not in FILE_KINDS and kind not in ("bitflip", "truncated-xlsx", "zipbomb")
