@@ -15,13 +15,13 @@ API:
 - ``expect(value, types, path, parts, what)``: type check raising InputError at a JSON path.
 - ``unstorable(value)``: ``(parts, reason)`` of the first value that is not portable,
   standard JSON (NaN, Infinity, a NUL character, a lone surrogate), else None.
+- ``JsonStyle`` / ``detect_style(text)`` / ``dump_json(obj, style)`` /
+  ``write_json_file(path, obj, style)``: write a document back the way it was laid out.
 
 Limits (stated, so that a hostile file ends in an error instead of exhausting
 time or memory): one input file is at most ``max_input_bytes()`` (256 MiB, or
 ``$REVIEWER_MAX_INPUT_BYTES``); JSON nests at most ``MAX_DEPTH`` (128) levels; an
 integer has at most 4300 digits (Python's own limit).
-- ``JsonStyle`` / ``detect_style(text)`` / ``dump_json(obj, style)`` /
-  ``write_json_file(path, obj, style)``: write a document back the way it was laid out.
 """
 
 from __future__ import annotations
