@@ -119,6 +119,8 @@ def check_storable(source, where: str, fields: dict, json_texts: dict | None = N
     ``json_texts`` are texts holding JSON (a tool response, a schema), checked by
     what they decode to.
     """
+    if not json_texts and unstorable(fields) is None:  # one pass in C for the usual, clean record
+        return
     for name, value in fields.items():
         if value is None:
             continue
@@ -243,12 +245,11 @@ def import_dataset(
 
 
 def _check_item(rec, source) -> None:
-    check_storable(
-        rec.source_file or source, _where(rec),
-        {"raw": rec.raw, "record id": rec.record_id, "gold": rec.gold, "payload": rec.payload,
-         "question": rec.question, "category": rec.category, "difficulty": rec.difficulty, "domain": rec.domain},
-        {"context": rec.context, "schema": rec.schema},
-    )
+    fields = {"raw": rec.raw, "record id": rec.record_id, "gold": rec.gold, "payload": rec.payload,
+              "question": rec.question, "category": rec.category, "difficulty": rec.difficulty, "domain": rec.domain}
+    texts = {k: v for k, v in (("context", rec.context), ("schema", rec.schema))
+             if v and (text_problem(v) or _SUSPECT_JSON_TEXT.search(v))}
+    check_storable(rec.source_file or source, _where(rec), fields, texts)
 
 
 def _item_row(rec, dataset_id: int, position: int, blobs: _Blobs) -> dict:
