@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -87,7 +88,35 @@ def cmd_list(args) -> int:
     return EXIT_OK
 
 
+# Characters that would act on a terminal instead of being shown: C0 controls but
+# newline and tab (ESC starts colour, cursor and OSC title sequences), DEL, C1 controls
+# (0x9b is a one-byte CSI), and the bidirectional overrides and isolates that make
+# text read in another order than it is stored.
+_UNSAFE_FOR_TERMINAL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on written as a visible escape (``\\x1b``, ``\\u202e``)."""
+    return _UNSAFE_FOR_TERMINAL.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                                    else f"\\u{ord(m.group()):04x}", text)
+
+
+def _json_safe(text: str) -> str:
+    """JSON text with the characters ``terminal_safe`` escapes written as JSON ``\\uXXXX`` escapes."""
+    return _UNSAFE_FOR_TERMINAL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def cmd_show(args) -> int:
+    """Print one item. Text from the dataset is escaped for the terminal unless ``--raw``."""
+    out = _print if args.raw else (lambda text="": _print(terminal_safe(text)))
+    return _show(args, out)
+
+
+def _print(text: str = "") -> None:
+    print(text)
+
+
+def _show(args, print) -> int:  # noqa: A002 - the local print is the escaping one
     store = _store(args)
     item = store.find_item(args.dataset, args.item)
     outputs = store.outputs(item.id)
@@ -100,7 +129,8 @@ def cmd_show(args) -> int:
             "outputs": [{"run": o.run, "replication": o.replication, "status": o.status, "text": o.text,
                          "prediction": o.prediction} for o in outputs],
         }
-        print(json.dumps(doc, ensure_ascii=False, indent=2))
+        text = json.dumps(doc, ensure_ascii=False, indent=2)
+        _print(text if args.raw else _json_safe(text))
         return EXIT_OK
     meta = ", ".join(f"{k} {v}" for k, v in [("category", item.category), ("difficulty", item.difficulty),
                                               ("depth", item.depth), ("domain", item.domain)] if v is not None)
@@ -326,6 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dataset", help="dataset name or id")
     p.add_argument("item", help="the item's record id")
     p.add_argument("--json", action="store_true", help="print everything as JSON")
+    p.add_argument("--raw", action="store_true",
+                   help="print the item's text as stored, control characters included (default: escaped)")
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("export", parents=[common], help="export a dataset in its source format or as JSONL")

@@ -9,6 +9,14 @@ comes back is one pretty-printed string plus an array of line starts
 The process is started once (``warm_up`` at app start) with the "spawn"
 method (forking a process that runs Qt threads is unsafe). If it cannot be
 started or dies, work runs in the calling thread instead.
+
+The helper ends when the app ends, however it ends (a crash or ``kill -9``
+included): a thread in the helper watches its parent pid and exits the moment
+the helper is re-parented. Linux's PR_SET_PDEATHSIG is not used because it
+fires when the *thread* that started the child exits, and the first ``run``
+may come from a short-lived worker thread. When the helper is gone, the last
+holder of multiprocessing's resource-tracker pipe is gone, so the tracker
+process sees end-of-file and exits too.
 """
 
 from __future__ import annotations
@@ -16,7 +24,9 @@ from __future__ import annotations
 import atexit
 import logging
 import multiprocessing
+import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -27,8 +37,22 @@ _executor: ProcessPoolExecutor | None = None
 _disabled = False
 
 
+PARENT_POLL_SECONDS = 0.2  # how soon an orphaned helper notices and exits
+
+
 def _noop() -> None:
     return None
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    """Initializer of the helper: exit as soon as the app that started it is gone."""
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(0)  # no cleanup to do: the helper holds no files and no database
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def executor() -> ProcessPoolExecutor | None:
@@ -36,7 +60,10 @@ def executor() -> ProcessPoolExecutor | None:
     with _lock:
         if _executor is None and not _disabled:
             try:
-                _executor = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+                _executor = ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_exit_with_parent, initargs=(os.getpid(),),
+                )
             except (OSError, ValueError) as exc:
                 log.warning("no parse process, parsing in threads: %s", exc)
                 _disabled = True

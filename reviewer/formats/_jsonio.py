@@ -5,19 +5,33 @@ and column the decoder stopped at, or the JSON path of a value of the wrong
 type. Shared by the format modules; it knows nothing about any benchmark.
 
 API:
+- ``open_input(path)``: a regular file opened for reading, never blocking; InputError for
+  anything else (a FIFO, a device such as /dev/zero, a folder) or a file over the size limit.
 - ``read_text(path)``: the file's text (UTF-8, BOM tolerated), InputError if unreadable.
 - ``load_json_file(path)``: one JSON document; ``parse_json(text, path)`` when already read.
 - ``iter_json_array(path)``: the elements of a top-level JSON array, one at a
   time, each with its index and the 1-based line it starts on.
 - ``iter_jsonl(path)``: ``(line_no, obj)`` for every non-blank line of a JSON Lines file.
 - ``expect(value, types, path, parts, what)``: type check raising InputError at a JSON path.
+- ``unstorable(value)``: ``(parts, reason)`` of the first value that is not portable,
+  standard JSON (NaN, Infinity, a NUL character, a lone surrogate), else None.
 - ``JsonStyle`` / ``detect_style(text)`` / ``dump_json(obj, style)`` /
   ``write_json_file(path, obj, style)``: write a document back the way it was laid out.
+
+Limits (stated, so that a hostile file ends in an error instead of exhausting
+time or memory): one input file is at most ``max_input_bytes()`` (256 MiB, or
+``$REVIEWER_MAX_INPUT_BYTES``); JSON nests at most ``MAX_DEPTH`` (128) levels; an
+integer has at most 4300 digits (Python's own limit).
 """
 
 from __future__ import annotations
 
+import io
 import json
+import math
+import os
+import re
+import stat
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -28,18 +42,82 @@ from reviewer.errors import InputError, json_path
 _WS = " \t\n\r"
 _decoder = json.JSONDecoder()
 
+MAX_DEPTH = 128  # JSON nesting levels; real benchmark records stay under 20
+DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024  # the largest reference dataset file is ~10 MB
+INT_DIGITS = 4300  # Python's limit on converting decimal text to int (sys.get_int_max_str_digits)
 
-def read_text(path: str | Path) -> str:
-    """Return the whole text of ``path``; InputError when missing or not UTF-8."""
+
+def max_input_bytes() -> int:
+    """The size limit of one input file: ``$REVIEWER_MAX_INPUT_BYTES`` or 256 MiB."""
+    try:
+        return int(os.environ.get("REVIEWER_MAX_INPUT_BYTES", "")) or DEFAULT_MAX_INPUT_BYTES
+    except ValueError:
+        return DEFAULT_MAX_INPUT_BYTES
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def open_input(path: str | Path) -> io.BufferedReader:
+    """Open ``path`` for binary reading if it is a regular file within the size limit.
+
+    The file is opened non-blocking and checked on the open descriptor (no race
+    between check and use), so a FIFO never blocks and a symlink to /dev/zero is
+    refused instead of read forever. Symlinks to regular files are followed.
+    """
     p = Path(path)
     try:
-        data = p.read_bytes()
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise InputError(p, None, "file not found") from None
     except IsADirectoryError:
         raise InputError(p, None, "is a folder, expected a file") from None
     except OSError as exc:
         raise InputError(p, None, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(p, None, "is a folder, expected a file")
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
+            raise InputError(p, None, f"is {kind}, not a regular file; save the data to a file and import that")
+        limit = max_input_bytes()
+        if info.st_size > limit:
+            raise InputError(p, None, _too_big(info.st_size, limit))
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _too_big(size: int, limit: int) -> str:
+    return (f"the file is {size:,} bytes, more than the limit of {limit:,} bytes for one input file "
+            "(set REVIEWER_MAX_INPUT_BYTES to raise it)")
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """The bytes of a regular file within the size limit (see ``open_input``)."""
+    limit = max_input_bytes()
+    with open_input(path) as fh:
+        try:
+            data = fh.read(limit + 1)
+        except OSError as exc:
+            raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > limit:  # it grew while we read
+        raise InputError(path, None, _too_big(len(data), limit))
+    return data
+
+
+def read_text(path: str | Path) -> str:
+    """Return the whole text of ``path``; InputError when missing, not a regular file, too big or not UTF-8."""
+    p = Path(path)
+    data = read_bytes(p)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -78,9 +156,81 @@ def load_json_file(path: str | Path) -> Any:
 def parse_json(text: str, path: str | Path) -> Any:
     """Parse a whole file's ``text`` already read; errors name ``path``, line and column."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise _decode_error(path, exc) from None
+    except (RecursionError, ValueError) as exc:
+        raise _limit_error(path, text, 0, exc, lambda pos: _where(text, pos)) from None
+    _check_depth(value, text, 0, len(text), path, lambda pos: _where(text, pos))
+    # A whole document (a tool response) is stored as text apart from the records that
+    # use it; refuse what the databases cannot hold here, where its own path is known.
+    _check_storable(value, path, None, [])
+    return value
+
+
+def _check_storable(value: Any, path, where: str | None, prefix: list) -> None:
+    """InputError at the record's place and JSON path if it holds what the databases cannot
+    store alike (see ``unstorable``): every record is checked as it is read, whichever
+    of its fields a format keeps."""
+    found = unstorable(value)
+    if found:
+        loc = ", ".join(x for x in (where, json_path(prefix + found[0])) if x)
+        raise InputError(path, loc, f"holds {found[1]}")
+
+
+# Strings skipped whole (so brackets and digits inside them do not count), brackets, long digit runs.
+_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]|\d{%d,}' % (INT_DIGITS + 1))
+
+
+def _hostile_at(text: str, start: int, end: int | None = None) -> tuple[int, str] | None:
+    """Where in ``text[start:end]`` nesting first passes MAX_DEPTH or an integer is too long."""
+    depth = 0
+    for m in _TOKENS.finditer(text, start, len(text) if end is None else end):
+        tok = m.group()
+        if tok in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return m.start(), f"JSON nested more than {MAX_DEPTH} levels deep (the limit)"
+        elif tok in "]}":
+            depth -= 1
+        elif tok[0] != '"':
+            return m.start(), f"an integer with {len(tok):,} digits, more than the limit of {INT_DIGITS}"
+    return None
+
+
+def _limit_error(path, text: str, start: int, exc: Exception, where_of, prefix: str = "") -> InputError:
+    """An InputError for a value the decoder gave up on (too deep, too long an integer)."""
+    found = _hostile_at(text, start)
+    if found is None:  # not one of ours: report what the decoder said, without a location
+        return InputError(path, where_of(start), f"{prefix}cannot decode: {exc}")
+    pos, message = found
+    return InputError(path, where_of(pos), prefix + message)
+
+
+def _max_depth_over(value: Any, limit: int) -> bool:
+    """True when ``value`` nests more than ``limit`` levels (iterative: no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if d > limit:
+            return True
+        if isinstance(v, dict):
+            stack.extend((c, d + 1) for c in v.values() if isinstance(c, (dict, list)))
+        elif isinstance(v, list):
+            stack.extend((c, d + 1) for c in v if isinstance(c, (dict, list)))
+    return False
+
+
+def _check_depth(value: Any, text: str, start: int, end: int, path, where_of, prefix: str = "") -> None:
+    """InputError when a decoded value nests deeper than MAX_DEPTH (the decoder allows ~1000)."""
+    # Cheap bound first: fewer opening brackets than the limit cannot nest past it.
+    if text.count("[", start, end) + text.count("{", start, end) <= MAX_DEPTH:
+        return
+    if not isinstance(value, (dict, list)) or not _max_depth_over(value, MAX_DEPTH):
+        return
+    found = _hostile_at(text, start, end)
+    pos = found[0] if found else start
+    raise InputError(path, where_of(pos), f"{prefix}JSON nested more than {MAX_DEPTH} levels deep (the limit)")
 
 
 def loads_at(text: str, path: str | Path, where: str) -> Any:
@@ -89,11 +239,18 @@ def loads_at(text: str, path: str | Path, where: str) -> Any:
     ``where`` names the record (e.g. "sheet 'sheet1', row 4, column C (json)");
     the error adds the line and column inside that text.
     """
+    def where_of(pos: int) -> str:
+        return f"{where}, {_where(text, pos)} of the text"
+
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         inner = "ends in the middle of a JSON value (truncated?)" if _truncated(exc) else exc.msg
         raise InputError(path, where, f"invalid JSON at line {exc.lineno}, column {exc.colno} of the text: {inner}") from None
+    except (RecursionError, ValueError) as exc:
+        raise _limit_error(path, text, 0, exc, where_of) from None
+    _check_depth(value, text, 0, len(text), path, where_of)
+    return value
 
 
 def iter_json_array(path: str | Path, text: str | None = None) -> Iterator[tuple[int, int, Any]]:
@@ -125,6 +282,10 @@ def iter_json_array(path: str | Path, text: str | None = None) -> Iterator[tuple
             value, end = _decoder.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             raise _decode_error(path, exc, f"invalid JSON in element $[{index}]") from None
+        except (RecursionError, ValueError) as exc:
+            raise _limit_error(path, text, pos, exc, lambda at: _where(text, at), f"element $[{index}]: ") from None
+        _check_depth(value, text, pos, end, path, lambda at: _where(text, at), f"element $[{index}]: ")
+        _check_storable(value, path, _where(text, pos), [index])
         line += text.count("\n", line_pos, pos)
         line_pos = pos
         yield index, line, value
@@ -161,12 +322,7 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
     with its line number and the column inside the line.
     """
     p = Path(path)
-    try:
-        fh = p.open(encoding="utf-8-sig", newline="")
-    except FileNotFoundError:
-        raise InputError(p, None, "file not found") from None
-    except OSError as exc:
-        raise InputError(p, None, f"cannot read: {exc.strerror or exc}") from None
+    fh = io.TextIOWrapper(open_input(p), encoding="utf-8-sig", newline="")
     with fh:
         line_no = 0
         while True:
@@ -187,6 +343,10 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
                 else:
                     msg = f"invalid JSON: {exc.msg}"
                 raise InputError(p, f"line {line_no}, column {exc.colno}", msg) from None
+            except (RecursionError, ValueError) as exc:
+                raise _limit_error(p, line, 0, exc, lambda pos, n=line_no: f"line {n}, column {pos + 1}") from None
+            _check_depth(obj, line, 0, len(line), p, lambda pos, n=line_no: f"line {n}, column {pos + 1}")
+            _check_storable(obj, p, f"line {line_no}", [])
             yield line_no, obj
 
 
@@ -223,6 +383,63 @@ def expect(value: Any, types: type | tuple[type, ...], path: str | Path, parts: 
     raise InputError(path, loc, f"expected {wanted}, got {type_name(value)}")
 
 
+def _string_problem(s: str) -> str | None:
+    if "\x00" in s:
+        return "a NUL character (\\u0000), which the databases cannot store alike"
+    if not s.isascii():
+        try:
+            s.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"a lone surrogate \\u{ord(s[exc.start]):04x} (half of a UTF-16 pair), which is not Unicode text"
+    return None
+
+
+def _number_problem(v: float) -> str | None:
+    if math.isnan(v):
+        return "NaN, which is not standard JSON"
+    if math.isinf(v):
+        return "Infinity (or a number too large for a 64-bit float), which is not standard JSON"
+    return None
+
+
+def unstorable(value: Any) -> tuple[list, str] | None:
+    """The JSON path parts and reason of the first value in ``value`` that standard JSON
+    or one of the databases cannot hold the same way (NaN, Infinity, NUL, a lone
+    surrogate), or None. Both databases refuse the same things, so an import that
+    works on SQLite works on PostgreSQL too.
+    """
+    try:  # fast path in C: most values are fine
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+        if "\\u0000" not in text:
+            return None
+    except (ValueError, UnicodeEncodeError, TypeError, RecursionError):
+        pass
+    stack: list[tuple[Any, list]] = [(value, [])]
+    while stack:
+        v, parts = stack.pop()
+        problem = None
+        if isinstance(v, str):
+            problem = _string_problem(v)
+        elif isinstance(v, float):
+            problem = _number_problem(v)
+        elif isinstance(v, dict):
+            for k, c in reversed(list(v.items())):
+                if isinstance(k, str) and (kp := _string_problem(k)):
+                    return parts + [k], f"a key holding {kp}"
+                stack.append((c, parts + [k]))
+        elif isinstance(v, (list, tuple)):
+            stack.extend((c, parts + [i]) for i, c in reversed(list(enumerate(v))))
+        if problem:
+            return parts, problem
+    return None
+
+
+def text_problem(s: str | None) -> str | None:
+    """Why a plain text field cannot be stored alike on both databases, or None."""
+    return None if s is None else _string_problem(s)
+
+
 @dataclass(frozen=True)
 class JsonStyle:
     """How a JSON file was laid out, so that a rewrite looks like the original."""
@@ -255,7 +472,8 @@ def detect_style(text: str) -> JsonStyle:
 
 
 def dump_json(obj: Any, style: JsonStyle) -> str:
-    out = json.dumps(obj, indent=style.indent, ensure_ascii=style.ensure_ascii)
+    # allow_nan=False: exports are standard JSON, whatever an old database holds.
+    out = json.dumps(obj, indent=style.indent, ensure_ascii=style.ensure_ascii, allow_nan=False)
     return out + "\n" if style.trailing_newline else out
 
 

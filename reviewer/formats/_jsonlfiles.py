@@ -11,12 +11,14 @@ Parsing and type checks live in ``_jsonio`` (``iter_jsonl``, ``expect``).
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from reviewer.errors import InputError, json_path
+from reviewer.formats._jsonio import open_input
 
 PROGRESS_EVERY = 200  # records between two progress reports while importing
 
@@ -27,11 +29,12 @@ def first_record(path: Path) -> Any:
     Only for ``detect``: it never raises, and reads one line whatever the file size.
     """
     try:
-        with Path(path).open(encoding="utf-8-sig") as fh:
+        # open_input: a FIFO or device in a folder must not block or flood detection.
+        with io.TextIOWrapper(open_input(path), encoding="utf-8-sig") as fh:
             for line in fh:
                 if line.strip():
                     return json.loads(line)
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError, InputError):
         return None
     return None
 
@@ -93,7 +96,7 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="\n") as fh:
         for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False))
+            fh.write(json.dumps(row, ensure_ascii=False, allow_nan=False))  # standard JSON only
             fh.write("\n")
     return path
 

@@ -17,9 +17,10 @@ from typing import Any
 
 import openpyxl
 from openpyxl.utils import get_column_letter
-from openpyxl.utils.exceptions import IllegalCharacterError, InvalidFileException
+from openpyxl.utils.exceptions import IllegalCharacterError
 
 from reviewer.errors import InputError, ReviewerError
+from reviewer.formats._jsonio import open_input
 
 
 @contextmanager
@@ -32,12 +33,16 @@ def open_sheet(path: str | Path, sheet: str) -> Iterator[Any]:
     p = Path(path)
     if p.is_dir():
         raise InputError(p, None, "is a folder, expected an .xlsx workbook")
-    if not p.is_file():
-        raise InputError(p, None, "file not found")
+    fh = open_input(p)  # a regular file within the size limit, or InputError
     try:
-        wb = openpyxl.load_workbook(p, read_only=True)
-    except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError) as exc:
-        raise InputError(p, None, f"not a readable .xlsx workbook ({exc})") from None
+        _check_zip(p, fh)
+        wb = openpyxl.load_workbook(fh, read_only=True)
+    except InputError:
+        fh.close()
+        raise
+    except Exception as exc:  # noqa: BLE001 - hostile bytes reach zipfile/zlib/XML parsers, each with its own errors
+        fh.close()
+        raise InputError(p, None, f"not a readable .xlsx workbook ({_describe(exc)})") from None
     try:
         if sheet not in wb.sheetnames:
             found = ", ".join(repr(s) for s in wb.sheetnames) or "none"
@@ -46,9 +51,71 @@ def open_sheet(path: str | Path, sheet: str) -> Iterator[Any]:
         # Read-only mode trusts the sheet's <dimension> tag, which some writers get
         # wrong (e.g. "A1"); forgetting it makes openpyxl read every row there is.
         ws.reset_dimensions()
-        yield ws
+        yield _SafeSheet(ws, p)
     finally:
         wb.close()
+        fh.close()
+
+
+MAX_UNZIPPED_BYTES = 1024 * 1024 * 1024  # all parts of one workbook, as its zip directory declares them
+MAX_RATIO = 200  # declared uncompressed / compressed size of one part; deflate tops out near 1000
+
+
+def _check_zip(p: Path, fh) -> None:
+    """Refuse a zip bomb by what its directory declares, before anything is inflated.
+
+    A part that inflates past its declared size fails zipfile's own check, so the
+    declared sizes bound the work.
+    """
+    try:
+        with zipfile.ZipFile(fh) as zf:
+            infos = zf.infolist()
+    except Exception as exc:  # noqa: BLE001
+        raise InputError(p, None, f"not a readable .xlsx workbook ({_describe(exc)})") from None
+    finally:
+        fh.seek(0)
+    total = sum(i.file_size for i in infos)
+    if total > MAX_UNZIPPED_BYTES:
+        raise InputError(p, None, f"the workbook unpacks to {total:,} bytes, more than the limit of {MAX_UNZIPPED_BYTES:,}")
+    for i in infos:
+        if i.file_size > 1024 * 1024 and i.file_size > MAX_RATIO * max(i.compress_size, 1):
+            raise InputError(p, None, f"part {i.filename!r} claims to unpack {i.file_size // max(i.compress_size, 1)}"
+                                      f" times larger than stored (limit {MAX_RATIO}); refused as a zip bomb")
+
+
+def _describe(exc: Exception) -> str:
+    """A one-line reason from a parser's exception, never a traceback."""
+    text = str(exc).splitlines()[0][:200] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class _SafeSheet:
+    """A read-only worksheet whose row iteration turns a corrupt part into an InputError.
+
+    openpyxl inflates and parses the sheet XML lazily, so a bit flip in the middle of
+    the sheet surfaces only while rows are read (zlib.error, XML syntax errors...).
+    """
+
+    def __init__(self, ws, path: Path):
+        self._ws = ws
+        self._path = path
+
+    def __getattr__(self, name):
+        return getattr(self._ws, name)
+
+    def iter_rows(self, *args, **kwargs):
+        rows = self._ws.iter_rows(*args, **kwargs)
+        number = 0
+        while True:
+            try:
+                row = next(rows)
+            except StopIteration:
+                return
+            except Exception as exc:  # noqa: BLE001 - see the class docstring
+                raise InputError(self._path, f"sheet {self._ws.title!r}, after row {number}",
+                                 f"the workbook is damaged ({_describe(exc)})") from None
+            number += 1
+            yield row
 
 
 def iter_rows(ws) -> Iterator[tuple[int, tuple]]:

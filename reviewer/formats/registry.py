@@ -11,6 +11,7 @@ import importlib
 from pathlib import Path
 
 from reviewer.errors import InputError
+from reviewer.formats._jsonio import open_input
 from reviewer.formats.base import DatasetFormat, RunFormat
 
 _DATASET_FORMATS: dict[str, DatasetFormat] = {}
@@ -57,6 +58,8 @@ def run_formats() -> dict[str, RunFormat]:
 
 
 def _pick(registry: dict, name: str | None, path: Path, what: str):
+    if path.exists() and not path.is_dir():
+        open_input(path).close()  # a FIFO, a device or an oversized file: refused before any reader opens it
     if name:
         try:
             return registry[name]

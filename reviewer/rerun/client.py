@@ -2,7 +2,9 @@
 
 The client's own retries are off (``max_retries=0``): the engine retries, so
 that every retry is counted and rate limits are shared between workers. Every
-error message that leaves this module has the API key scrubbed from it.
+error message and every completion (text and tool calls) that leaves this module
+has the API key scrubbed from it in every form (a server may echo it back), so
+neither the database, the cache nor a log ever receives it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, Literal
 
 import openai
 
-from reviewer.rerun.secrets import scrub
+from reviewer.rerun.secrets import scrub, scrub_value
 
 ErrorKind = Literal["transient", "rate_limited", "rejected", "permanent"]
 
@@ -145,20 +147,21 @@ class ChatClient:
             raise classify(exc, body, self._secret) from None
         if not response.choices:
             raise CallError("permanent", "the server answered with no choices")
+        secret = self._secret
         choice = response.choices[0]
         message = choice.message
         tool_calls = None
         if message.tool_calls:
             tool_calls = [
-                {"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
+                scrub_value({"id": c.id, "name": c.function.name, "arguments": c.function.arguments}, secret)
                 for c in message.tool_calls
                 if getattr(c, "function", None) is not None
             ]
         usage = response.usage
         return Completion(
-            text=message.content,
+            text=scrub(message.content, secret),
             tool_calls=tool_calls,
-            finish_reason=choice.finish_reason,
+            finish_reason=scrub(choice.finish_reason, secret),
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
         )

@@ -4,6 +4,10 @@ The source-format export hands the dataset's format writer every item with its
 current gold; with no edits the files equal the originals. The JSONL export
 writes one object per item: the item's fields, its current gold, and where
 that gold came from (edits, verdicts, who adjudicated and when).
+
+Exports are always standard JSON: a value that has none (NaN, Infinity, which
+a database written before imports refused them may hold) stops the export with
+the item and JSON path to fix, and no file is left half-written.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
+from reviewer.errors import ReviewerError, json_path
+from reviewer.formats._jsonio import unstorable
 from reviewer.formats.base import DatasetRecord, ExportItem
 from reviewer.formats.registry import dataset_formats
 from reviewer.jobs import JobContext
@@ -69,6 +75,8 @@ def export_dataset(
         items = export_items(conn, dataset_id)
     if record_ids is not None:
         items = [i for i in items if i.record_id in record_ids]
+    for item in items:
+        _check_standard(f"item {item.record_id!r}", {"gold": item.gold, "raw": item.raw, "payload": item.payload})
     writer = dataset_formats()[record.format]
     out.mkdir(parents=True, exist_ok=True)
     return writer.write(record, items, out, ctx)
@@ -126,8 +134,20 @@ def write_atomically(path: Path, lines) -> int:
     return count
 
 
+def _check_standard(what: str, fields: dict) -> None:
+    """ReviewerError naming ``what`` and the JSON path of a value standard JSON cannot hold."""
+    for name, value in fields.items():
+        found = unstorable(value)
+        if found:
+            where = f"{name} {json_path(found[0])}" if name else json_path(found[0])
+            raise ReviewerError(f"{what}, {where}: holds {found[1]}; "
+                                "fix it (e.g. edit the gold) before exporting")
+
+
 def export_jsonl(engine: Engine, dataset_id: int, path: Path, gold_only: bool = False) -> int:
     """Write the generic JSONL export; return the number of items written."""
     with engine.connect() as conn:
         rows = list(provenance_rows(conn, dataset_id, gold_only))
-    return write_atomically(path, (json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    for r in rows:
+        _check_standard(f"item {r['record_id']!r}", {"": r})
+    return write_atomically(path, (json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in rows))

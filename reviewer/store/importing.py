@@ -8,16 +8,28 @@ Contracts:
   already stored are kept as they are (a gold fixed in reviewer is never
   overwritten by the source file) and counted as unchanged or changed-in-source.
 - Streaming: items are written in chunks as the reader yields them.
+- Portable: a value that standard JSON or one of the two databases cannot hold
+  the same way (NaN, Infinity, a NUL character, a lone surrogate) is refused with
+  its record and JSON path, on SQLite exactly as on PostgreSQL.
+- One at a time: an import first takes a lock on its dataset (PostgreSQL: an
+  advisory lock on the name; SQLite: the database's write lock), so a second
+  import of the same dataset waits and then finds the first one's items; if the
+  wait runs out it ends with a message, never a traceback.
 """
 
 from __future__ import annotations
 
+import json
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
-from reviewer.errors import InputError
+from reviewer.errors import InputError, ReviewerError, json_path
+from reviewer.formats._jsonio import text_problem, unstorable
 from reviewer.formats.base import ParsedDataset, ParsedRun, blob_hash
 from reviewer.jobs import JobContext
 from reviewer.store import audit
@@ -96,12 +108,94 @@ def _where(rec) -> str:
     return f"line {rec.source_line}" if rec.source_line else f"record {rec.record_id!r}"
 
 
+# Markers of JSON text that may decode to something unstorable; only such texts are parsed.
+_SUSPECT_JSON_TEXT = re.compile(r"NaN|Infinity|\\u0000|\\u[dD][89a-fA-F]|\d{309,}|[eE]\+?\d{3,}")
+
+
+def check_storable(source, where: str, fields: dict, json_texts: dict | None = None) -> None:
+    """InputError naming ``where`` and the JSON path of the first value neither database
+    can hold alike. ``fields`` maps a field name to a JSON value or a text; a field
+    named "raw" is the source record itself, so its paths are the file's own.
+    ``json_texts`` are texts holding JSON (a tool response, a schema), checked by
+    what they decode to.
+    """
+    if not json_texts and unstorable(fields) is None:  # one pass in C for the usual, clean record
+        return
+    for name, value in fields.items():
+        if value is None:
+            continue
+        if isinstance(value, str):
+            problem = text_problem(value)
+            if problem:
+                raise InputError(source, f"{where}, {name}", f"holds {problem}")
+            continue
+        found = unstorable(value)
+        if found:
+            parts, problem = found
+            label = json_path(parts) if name == "raw" else f"{name} {json_path(parts)}"
+            raise InputError(source, f"{where}, {label}", f"holds {problem}")
+    for name, value in (json_texts or {}).items():
+        if not value:
+            continue
+        problem = text_problem(value)
+        if problem is None and _SUSPECT_JSON_TEXT.search(value):
+            try:
+                decoded = json.loads(value)
+            except (ValueError, RecursionError):
+                decoded = None
+            found = unstorable(decoded)
+            if found:
+                raise InputError(source, f"{where}, {name} {json_path(found[0])}", f"holds {found[1]}")
+        elif problem:
+            raise InputError(source, f"{where}, {name}", f"holds {problem}")
+
+
+def _lock_for_import(conn: Connection, key: str) -> None:
+    """Serialise imports of the same dataset (see the module docstring)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("select pg_advisory_xact_lock(hashtext(:k))"), {"k": f"reviewer.import:{key}"})
+    else:
+        # A write that changes nothing takes SQLite's write lock now, before anything
+        # is read, so the next importer waits (busy_timeout) for this one to commit.
+        conn.execute(text("update reviewer_schema set version = version where 0"))
+
+
+@contextmanager
+def _database_errors(source, what: str):
+    """Turn a database failure into a short ReviewerError (psycopg's messages can carry
+    every parameter of the statement; none of that reaches the user)."""
+    try:
+        yield
+    except IntegrityError as exc:
+        raise ReviewerError(
+            f"{source}: {what} was changed by another import or user at the same time; nothing was written, "
+            f"run the import again ({_first_line(exc)})"
+        ) from None
+    except OperationalError as exc:
+        if "locked" in str(exc.orig):
+            raise ReviewerError(
+                f"{source}: the database is busy with another import or write; nothing was written, "
+                "try again when it has finished"
+            ) from None
+        raise ReviewerError(f"{source}: the database refused the import; nothing was written ({_first_line(exc)})") from None
+    except DBAPIError as exc:
+        raise ReviewerError(f"{source}: the database refused the import; nothing was written ({_first_line(exc)})") from None
+
+
+def _first_line(exc: DBAPIError) -> str:
+    orig = exc.orig if exc.orig is not None else exc
+    line = (str(orig).strip().splitlines() or [""])[0][:200]
+    return f"{type(orig).__name__}: {line}"
+
+
 def import_dataset(
     engine: Engine, parsed: ParsedDataset, ctx: JobContext, name: str | None = None, actor: str = "import"
 ) -> ImportSummary:
     ds = parsed.dataset
     name = name or ds.name
-    with engine.begin() as conn:
+    with _database_errors(ds.source, f"dataset {name!r}"), engine.begin() as conn:
+        _lock_for_import(conn, f"dataset:{name}")
+        check_storable(ds.source, "dataset", {"meta": ds.meta}, {f"file {k!r}": v for k, v in ds.blobs.items()})
         blobs = _Blobs(conn)
         meta = dict(ds.meta)
         meta["_blobs"] = sorted(blobs.put(text) for text in ds.blobs.values())
@@ -131,6 +225,7 @@ def import_dataset(
                     f"duplicate id {rec.record_id!r} (first seen at {seen[rec.record_id]})",
                 )
             seen[rec.record_id] = _where(rec)
+            _check_item(rec, ds.source)
             if rec.record_id in existing:
                 stored_raw.append((rec.record_id, rec.raw))
             else:
@@ -147,6 +242,14 @@ def import_dataset(
                      after={"source": ds.source, "format": ds.format, "added": summary.added})
     ctx.progress(len(seen), len(seen), summary.describe())
     return summary
+
+
+def _check_item(rec, source) -> None:
+    fields = {"raw": rec.raw, "record id": rec.record_id, "gold": rec.gold, "payload": rec.payload,
+              "question": rec.question, "category": rec.category, "difficulty": rec.difficulty, "domain": rec.domain}
+    texts = {k: v for k, v in (("context", rec.context), ("schema", rec.schema))
+             if v and (text_problem(v) or _SUSPECT_JSON_TEXT.search(v))}
+    check_storable(rec.source_file or source, _where(rec), fields, texts)
 
 
 def _item_row(rec, dataset_id: int, position: int, blobs: _Blobs) -> dict:
@@ -191,7 +294,9 @@ def import_run(
     """
     run = parsed.run
     name = name or run.name
-    with engine.begin() as conn:
+    with _database_errors(run.source, f"run {name!r}"), engine.begin() as conn:
+        _lock_for_import(conn, f"run:{dataset_id}:{name}")
+        check_storable(run.source, "run", {"meta": run.meta, "name": name, "model": run.model, "setup": run.setup})
         ds_name = conn.execute(select(dataset_t.c.name).where(dataset_t.c.id == dataset_id)).scalar_one()
         row = conn.execute(
             select(run_t.c.id).where(run_t.c.dataset_id == dataset_id, run_t.c.name == name)
@@ -224,6 +329,8 @@ def import_run(
             if key in seen:
                 raise InputError(run.source, where, f"duplicate output for id {out.record_id!r}")
             seen.add(key)
+            check_storable(run.source, where, {"raw": out.raw, "text": out.text, "prediction": out.prediction,
+                                               "error": out.error, "extra": out.extra})
             if key in existing:
                 summary.unchanged += 1
                 continue

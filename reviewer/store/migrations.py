@@ -61,6 +61,7 @@ def upgrade(engine: Engine, migrations: Sequence[Migration] = MIGRATIONS) -> int
     with engine.begin() as conn:
         version = current_version(conn)
         if version is None:
+            _begin_explicitly(conn)  # all tables and the stamp, or nothing
             _meta.create_all(conn)
             SQLModel.metadata.create_all(conn)
             conn.execute(schema_table.insert().values(version=latest))
@@ -74,6 +75,20 @@ def upgrade(engine: Engine, migrations: Sequence[Migration] = MIGRATIONS) -> int
         if step.version <= version:
             continue
         with engine.begin() as conn:
+            _begin_explicitly(conn)
             step.apply(conn)
             conn.execute(schema_table.update().values(version=step.version))
     return latest
+
+
+def _begin_explicitly(conn: Connection) -> None:
+    """Make the step's DDL part of its transaction on SQLite too.
+
+    Python's sqlite3 driver opens a transaction only before INSERT/UPDATE/DELETE,
+    so an ALTER TABLE run first is committed on its own and survives a later
+    failure of the step. SQLite's DDL is transactional once a BEGIN is issued;
+    the driver then commits or rolls back that transaction with the step.
+    PostgreSQL's transactions already include DDL.
+    """
+    if conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN")

@@ -20,6 +20,12 @@ listed in ``reject`` ("json_schema", "tool_choice", "seed") are refused with
 a 400 naming the parameter, as servers without those features do. Streaming
 (``"stream": true``) is answered as server-sent events.
 
+With ``echo_key=True`` the server plays a hostile or careless endpoint: the
+tokens of ``ECHO_TOKENS`` in a reply's text, error message or tool-call arguments
+are replaced by the API key the request carried (its bearer token), as is,
+URL-encoded, JSON-escaped or base64-encoded; secrets tests script replies with
+them and scan everything written for every form of the key.
+
 Every request is logged (``requests``, ``request_count``) with its arrival
 and answer times, so tests measure timing from the server's side and wait
 on ``wait_for_requests`` instead of sleeping.
@@ -27,8 +33,10 @@ on ``wait_for_requests`` instead of sleeping.
 
 from __future__ import annotations
 
+import base64
 import json
 import threading
+import urllib.parse
 import time
 from collections import deque
 from collections.abc import Callable
@@ -37,6 +45,24 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 
 REJECTABLE = ("json_schema", "tool_choice", "seed")
+
+# Echo tokens (``echo_key=True``): each becomes the request's API key in one spelling.
+ECHO_TOKENS = {
+    "<<KEY>>": lambda k: k,
+    "<<KEY_URL>>": lambda k: urllib.parse.quote(k, safe=""),
+    "<<KEY_URL_PLUS>>": lambda k: urllib.parse.quote_plus(k, safe=""),
+    "<<KEY_JSON>>": lambda k: json.dumps(k)[1:-1],
+    "<<KEY_B64>>": lambda k: base64.b64encode(k.encode()).decode(),
+    "<<BASIC_B64>>": lambda k: base64.b64encode(f"user:{k}".encode()).decode(),
+}
+
+
+def _echo(text: str | None, key: str) -> str | None:
+    if not text:
+        return text
+    for token, spell in ECHO_TOKENS.items():
+        text = text.replace(token, spell(key))
+    return text
 
 
 @dataclass
@@ -100,6 +126,7 @@ class OpenAIServer:
         latency: float = 0.0,
         reject: tuple[str, ...] | set[str] = (),
         model: str = "test-model",
+        echo_key: bool = False,
     ):
         unknown = set(reject) - set(REJECTABLE)
         if unknown:
@@ -108,6 +135,7 @@ class OpenAIServer:
         self.latency = latency
         self.reject = set(reject)
         self.model = model
+        self.echo_key = echo_key
         self.requests: list[LoggedRequest] = []
         self._script: deque[Reply] = deque()
         self._lock = threading.Condition()
@@ -249,6 +277,8 @@ class _Handler(BaseHTTPRequestHandler):
         if refused:
             return self._send_json(entry, 400, _error(f"{refused} is not supported by this server", param=refused))
         reply = self.owner._next_reply(body)
+        if self.owner.echo_key:
+            reply = self._echoed(reply)
         if reply.hold is not None:
             while not reply.hold.wait(0.02):
                 if self.owner._closing.is_set():
@@ -263,6 +293,21 @@ class _Handler(BaseHTTPRequestHandler):
         if body.get("stream"):
             return self._stream(entry, body, reply)
         return self._send_json(entry, 200, self._completion(body, reply), reply.headers)
+
+    def _echoed(self, reply: Reply) -> Reply:
+        """A copy of ``reply`` with the echo tokens replaced by this request's API key."""
+        from dataclasses import replace
+
+        auth = self.headers.get("authorization") or ""
+        key = auth[7:] if auth.lower().startswith("bearer ") else auth
+        calls = None
+        if reply.tool_calls is not None:
+            calls = []
+            for c in reply.tool_calls:
+                args = c.get("arguments")
+                args = _echo(args if isinstance(args, str) else json.dumps(args), key)
+                calls.append({**c, "arguments": args})
+        return replace(reply, text=_echo(reply.text, key), error=_echo(reply.error, key), tool_calls=calls)
 
     # --- answers -------------------------------------------------------------------------
 

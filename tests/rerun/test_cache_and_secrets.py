@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import logging
 import os
-import pickle
 import stat
 import uuid
+from pathlib import Path
 
+import diskcache
 import pytest
 
 from reviewer.jobs import JobContext
@@ -89,18 +90,44 @@ def test_cache_key_ignores_nothing_that_changes_the_answer():
     assert base != cache_key("http://h/v1", "m", wire, {"temperature": 0}, 1)
 
 
-def test_cache_directory_is_private_and_holds_no_pickles(tmp_path):
+class _LeavesAMark:
+    """A pickle whose loading creates a file: what an attacker would plant to run code."""
+
+    def __init__(self, mark: Path):
+        self.mark = mark
+
+    def __reduce__(self):
+        return (Path.touch, (self.mark,))
+
+
+def test_cache_directory_is_private_and_never_unpickles(tmp_path):
     directory = tmp_path / "shared-looking"
     directory.mkdir(mode=0o777)
     os.chmod(directory, 0o777)
+    mark = tmp_path / "code-ran"
     with ResponseCache(directory) as cache:
         cache.put("k", {"text": "x"})
         assert cache.get("k") == {"text": "x"}
-        # A pickled value planted by someone else reads as missing instead of being unpickled.
-        cache._cache.set("planted", pickle.dumps(object))  # bytes are stored raw, not pickled
-        cache._cache.set("planted2", ("tuple", "needs", "pickle"))
-        assert cache.get("planted") is None and cache.get("planted2") is None
+    # Someone who can write the directory plants pickled values the way diskcache stores
+    # them (its default Disk pickles anything that is not str/bytes/int/float).
+    with diskcache.Cache(str(directory)) as planter:
+        planter.set("planted", _LeavesAMark(mark))
+        planter.set("planted-big", [_LeavesAMark(mark)] * 2 + ["x" * 100_000])  # stored in a file, not inline
+    with ResponseCache(directory) as cache:
+        assert cache.get("planted") is None and cache.get("planted-big") is None
+        assert cache.get("k") == {"text": "x"}
+    assert not mark.exists(), "a planted pickle was loaded: the cache ran the attacker's code"
     assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+
+
+def test_the_planted_pickle_would_run_code_if_loaded(tmp_path):
+    """The check above is meaningful: the same planted value, read by diskcache's default
+    (pickling) storage, does create the mark."""
+    mark = tmp_path / "code-ran"
+    with diskcache.Cache(str(tmp_path / "c")) as plain:
+        plain.set("planted", _LeavesAMark(mark))
+        plain.get("planted")
+    assert mark.exists()
 
 
 # --- the API key ---------------------------------------------------------------------------

@@ -104,8 +104,10 @@ def test_sigkill_at_random_moments_loses_no_committed_annotation(db_url, tmp_pat
     print(f"\nsigkill ({store.backend}): {TRIALS} kills, {len(committed)} committed saves checked, 0 lost")
 
 
-def _incrementing_child(db_url: str, item_id: int, rounds: int, result) -> None:
+def _incrementing_child(db_url: str, item_id: int, rounds: int, result, start=None) -> None:
     store = Store(db_url)
+    if start is not None:
+        start.wait(120)  # all four begin together, so their saves really interleave
     done = conflicts = 0
     while done < rounds:
         mine = snapshot(store, item_id, "shared").mine
@@ -126,7 +128,8 @@ def test_four_processes_lose_no_update_on_postgres(pg_url):
     ctx = _process_context()
     result = ctx.Queue()
     rounds = 40
-    procs = [ctx.Process(target=_incrementing_child, args=(pg_url, item_id, rounds, result)) for _ in range(4)]
+    start = ctx.Barrier(4)
+    procs = [ctx.Process(target=_incrementing_child, args=(pg_url, item_id, rounds, result, start)) for _ in range(4)]
     for p in procs:
         p.start()
     outcomes = [result.get(timeout=120) for _ in procs]
@@ -135,7 +138,10 @@ def test_four_processes_lose_no_update_on_postgres(pg_url):
     successes = sum(d for d, _ in outcomes)
     conflicts = sum(c for _, c in outcomes)
     final = snapshot(Store(pg_url), item_id, "shared").mine
-    assert successes == 4 * rounds
+    # (Each child loops until it has saved ``rounds`` times, so counting successes proves
+    # nothing.) What must hold: the processes really collided, every collision was caught
+    # as a stale write, and the counter shows every success.
+    assert conflicts > 0, "the processes never collided: this run proves nothing about lost updates"
     assert int(final.draft.note) == successes, f"lost {successes - int(final.draft.note)} updates"
     assert final.version == successes
     print(f"\nconcurrency: {successes} saves by 4 processes, {conflicts} stale writes detected and retried, 0 lost")

@@ -42,19 +42,37 @@ def test_upgrade_applies_later_steps_in_order_and_keeps_data(db_url):
     assert flags == {"q0": 0, "q1": 1}
 
 
-def test_failed_step_leaves_the_version_where_it_was(db_url):
+def _schema(conn) -> dict:
+    """Every table with its column names, as the database reports them."""
+    insp = inspect(conn)
+    return {t: sorted(c["name"] for c in insp.get_columns(t)) for t in sorted(insp.get_table_names())}
+
+
+def test_failed_step_is_undone_whole_and_can_be_retried(db_url):
+    """One transaction per step, on SQLite as on PostgreSQL: a step failing after its DDL
+    leaves the schema exactly as it was (no half-added column), so the retry succeeds."""
     store = Store(db_url)
+    with store.engine.connect() as conn:
+        before = _schema(conn)
+    fail = [True]
 
-    def broken(conn):
+    def step(conn):
         conn.execute(text("ALTER TABLE item ADD COLUMN half_done INTEGER"))
-        raise RuntimeError("disk full")
+        conn.execute(text("CREATE TABLE step_side_table (x INTEGER)"))
+        if fail[0]:
+            raise RuntimeError("disk full")
 
+    steps = (*MIGRATIONS, Migration(2, "add a column and a table", step))
     with pytest.raises(RuntimeError):
-        upgrade(store.engine, (*MIGRATIONS, Migration(2, "broken", broken)))
+        upgrade(store.engine, steps)
     with store.engine.connect() as conn:
         assert current_version(conn) == 1
-        if conn.dialect.name == "postgresql":  # transactional DDL: the column is gone too
-            assert "half_done" not in {c["name"] for c in inspect(conn).get_columns("item")}
+        assert _schema(conn) == before  # the column and the table are gone too
+    fail[0] = False
+    assert upgrade(store.engine, steps) == 2  # no "duplicate column": the retry starts clean
+    with store.engine.connect() as conn:
+        after = _schema(conn)
+    assert "half_done" in after["item"] and "step_side_table" in after
 
 
 def test_database_from_a_newer_reviewer_is_refused(db_url):

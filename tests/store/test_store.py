@@ -67,12 +67,39 @@ def test_duplicate_ids_are_rejected_naming_both_places(store):
     assert count(store, Dataset) == 0
 
 
-def test_cancelled_import_writes_nothing(store):
-    ctx = JobContext()
-    ctx.cancel()
+def snapshot(store) -> dict:
+    """Every row of every table, for comparing a whole database before and after."""
+    from reviewer.store.migrations import schema_table
+    from sqlmodel import SQLModel
+
+    tables = [*SQLModel.metadata.sorted_tables, schema_table]
+    with store.engine.connect() as conn:
+        return {t.name: sorted(repr(tuple(r)) for r in conn.execute(select(t))) for t in tables}
+
+
+@pytest.mark.parametrize("into", ["new dataset", "existing dataset"])
+def test_import_cancelled_midway_writes_nothing(store, into):
+    """Cancelled after chunks were already inserted (not before the first), every table
+    is as it was: items, blobs, the dataset row and its meta, the audit log."""
+    from reviewer.store.bulk import CHUNK
+
+    import_dataset(store.engine, R.dataset([R.item(i) for i in range(5)]), silent())
+    import_run(store.engine, store.dataset("demo").id, R.run([R.output(0)]), silent())
+    before = snapshot(store)
+    name = "demo" if into == "existing dataset" else "other"
+    seen = []
+
+    def progress(p):
+        seen.append(p.done)
+        if p.done >= 2 * CHUNK + 200:
+            ctx.cancel()  # mid-way: two chunks are in the transaction already
+
+    ctx = JobContext(progress)
+    items = [R.item(i, context=f"response {i}") for i in range(3 * CHUNK)]
     with pytest.raises(Cancelled):
-        import_dataset(store.engine, R.dataset([R.item(i) for i in range(450)]), ctx)
-    assert count(store, Item) == 0
+        import_dataset(store.engine, R.dataset(items, name=name), ctx)
+    assert max(seen) >= 2 * CHUNK + 200 and max(seen) < 3 * CHUNK  # it really stopped mid-way
+    assert snapshot(store) == before
 
 
 def test_run_import_attaches_outputs_and_rejects_unknown_ids(store):

@@ -3,6 +3,8 @@ main window and returns the event loop's exit code."""
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import QStandardPaths, QTimer
 from PySide6.QtWidgets import QApplication
 
@@ -16,6 +18,7 @@ def test_main_shows_the_window_with_the_store_datasets(qtbot, tmp_path, monkeypa
     QStandardPaths.setTestModeEnabled(True)  # keep QSettings away from the real user config
     db = str(tmp_path / "app.sqlite3")
     seen = {}
+    deadline = time.monotonic() + 120  # a window that never shows fails the test, never hangs it
 
     def look():
         windows = [w for w in QApplication.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
@@ -23,6 +26,10 @@ def test_main_shows_the_window_with_the_store_datasets(qtbot, tmp_path, monkeypa
             seen["datasets"] = [d.name for d in windows[0].datasets]
             windows[0].close()
             QApplication.instance().exit(7)
+        elif time.monotonic() > deadline:
+            for w in windows:
+                w.close()
+            QApplication.instance().exit(99)
         else:
             QTimer.singleShot(20, look)
 
@@ -32,7 +39,9 @@ def test_main_shows_the_window_with_the_store_datasets(qtbot, tmp_path, monkeypa
     app.setQuitOnLastWindowClosed(False)
     QTimer.singleShot(0, look)
     try:
-        assert main(db, []) == 7
+        code = main(db, [])
+        assert code != 99, "no main window with the datasets appeared within 120 s"
+        assert code == 7
     finally:
         app.setQuitOnLastWindowClosed(True)
     store = Store(db)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtTest import QAbstractItemModelTester
 
 from reviewer.jobs import silent
 from reviewer.store import Store
@@ -13,6 +12,7 @@ from reviewer.store.importing import import_dataset, import_run
 from reviewer.store.models import Annotation, Output, Score
 from reviewer.store.queries import ItemQuery
 from tests.store import records
+from tests.ui.modeltest import model_tester
 from reviewer_ui.models.item_table import COL, ItemTableModel
 
 
@@ -33,9 +33,9 @@ def _model(store, qtbot, **kw):
 
 def test_model_passes_qt_model_tester(big_store, qtbot):
     model = _model(big_store, qtbot)
-    QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
-    model.sort(COL["ID"], Qt.SortOrder.DescendingOrder)
-    model.set_query(ItemQuery(dataset_id=big_store.dataset_id, text="question number 99"))
+    with model_tester(model):  # kept alive: it checks every change below
+        model.sort(COL["ID"], Qt.SortOrder.DescendingOrder)
+        model.set_query(ItemQuery(dataset_id=big_store.dataset_id, text="question number 99"))
 
 
 def test_only_the_pages_asked_for_are_fetched(big_store, qtbot):

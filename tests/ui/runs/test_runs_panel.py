@@ -206,6 +206,13 @@ def test_compare_view_sorted_by_difference_and_double_click_shows_the_item(qtbot
 def test_a_gold_fix_rescores_and_lists_the_flipped_verdicts(qtbot, runs_window, samples_store):
     panel = open_dataset(qtbot, runs_window, TOOLSEL)
     score_from_panel(qtbot, panel, "faithful", ["careful-nlt"])
+
+    def overall():
+        return next((r for r in table_rows(panel.results.table) if r[0] == "careful-nlt" and r[1] == "(all)"), None)
+
+    qtbot.waitUntil(lambda: overall() is not None, timeout=5000)
+    n, rate_before = int(overall()[2]), overall()[4]
+    passes = round(float(rate_before.rstrip("%")) / 100 * n)
     run = samples_store.run(TOOLSEL, "careful-nlt")
     scores = samples_store.run_scores(run.id)
     item_id = next(i for i, v in scores.items() if v == 1.0)
@@ -217,9 +224,10 @@ def test_a_gold_fix_rescores_and_lists_the_flipped_verdicts(qtbot, runs_window, 
     assert table_rows(panel.flips.table)[0] == [detail.record_id, "careful-nlt", "0", "faithful", "pass → fail"]
     assert panel.tabs.currentWidget() is panel.flips
     assert samples_store.run_scores(run.id)[item_id] == 0.0
-    # the results follow the new score
-    qtbot.waitUntil(lambda: any(r[0] == "careful-nlt" and r[1] == "(all)" and r[4] != "90.6%"
-                                for r in table_rows(panel.results.table)), timeout=5000)
+    # the results follow the new score: one pass fewer, as read from this run's own table
+    expected = f"{(passes - 1) / n:.1%}"
+    qtbot.waitUntil(lambda: overall()[4] == expected, timeout=5000)
+    assert overall()[2] == str(n)
 
 
 def test_two_agreeing_fixes_rescore_through_the_annotation_panels_signal(qtbot, runs_window, samples_store):
