@@ -39,11 +39,11 @@ from reviewer.review.protocol import (
 from reviewer.review.rubric import AMBIGUITY, VERDICTS, Draft, Problem, problems
 from reviewer.review.views import AdjudicationView, AnnotationView, Progress, QueueEntry, ReviewSnapshot
 from reviewer.store import audit
-from reviewer.store.models import Adjudication, Annotation, Dataset, Item, ItemReview, Person, utcnow
+from reviewer.store.models import Adjudication, Annotation, Assignment, Dataset, Item, ItemReview, Person, utcnow
 
-item_t, ann_t, adj_t, rev_t, ds_t, person_t = (
+item_t, ann_t, adj_t, rev_t, ds_t, person_t, asg_t = (
     Item.__table__, Annotation.__table__, Adjudication.__table__, ItemReview.__table__, Dataset.__table__,
-    Person.__table__,
+    Person.__table__, Assignment.__table__,
 )
 
 
@@ -368,6 +368,10 @@ class Review:
             .order_by(item_t.c.position)
         )
         with self.store.engine.connect() as conn:
+            mine_assigned = select(asg_t.c.item_id).where(asg_t.c.dataset_id == dataset_id,
+                                                          asg_t.c.annotator == self.viewer)
+            if conn.execute(mine_assigned.limit(1)).first() is not None:  # a queue was assigned: follow it
+                stmt = stmt.where(item_t.c.id.in_(mine_assigned))
             later = conn.execute(stmt.where(item_t.c.position > after_position).limit(1)).first()
             if later is None:
                 later = conn.execute(stmt.limit(1)).first()

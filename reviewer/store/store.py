@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import case, func, select
+from sqlalchemy.exc import DBAPIError
 
-from reviewer.errors import InputError, NotFound, StaleWrite
+from reviewer.errors import InputError, NotFound, ReviewerError, StaleWrite
 from reviewer.formats.registry import find_dataset_format, find_run_format
 from reviewer.jobs import JobContext, silent
 from reviewer.store import audit, exporting, importing, queries
@@ -34,7 +35,16 @@ class Store:
         ``$REVIEWER_DB`` or the default SQLite file (see reviewer.store.db)."""
         self.url = resolve_url(db)
         self.engine = make_engine(self.url)
-        self.schema_version = upgrade(self.engine)
+        try:
+            self.schema_version = upgrade(self.engine)
+        except DBAPIError as exc:
+            if self.engine.dialect.name != "postgresql":
+                raise
+            # A login without rights on a team database (no team role, or removed from the team).
+            reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+            self.engine.dispose()
+            raise ReviewerError(f"cannot open {describe(self.url)}: PostgreSQL refused ({reason}); in team mode an "
+                                "admin gives your login a role with `reviewer team add LOGIN --role ...`") from None
 
     def __repr__(self) -> str:
         return f"Store({describe(self.url)})"
