@@ -8,7 +8,9 @@ ambiguity and difficulty, and a required rationale. Settle calls
 ``resolution.adjudicate`` with the adjudication version this view read, so a
 decision made meanwhile elsewhere raises StaleWrite, shown with a Reload.
 
-Only people whose role is adjudicator (``annotate.role_of``) see and use it.
+Only adjudicators (the session's ``Review.may_adjudicate``; in team mode the
+database's roles) see and use it. Settling states every version the view read:
+the adjudication's, the item's and each annotation's.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from PySide6.QtWidgets import (
 from sqlalchemy.exc import SQLAlchemyError
 
 from reviewer.errors import ReviewerError, StaleWrite
-from reviewer.review import annotate, resolution
+from reviewer.review import differences
 from reviewer.review.patch import Merge, apply_patch, merge, touched_paths
 from reviewer.review.rubric import AMBIGUITY, CHECK_LABELS, VERDICTS, checks_for
 from reviewer.review.views import AnnotationView, ReviewSnapshot
@@ -277,7 +279,7 @@ class AdjudicationPanel(QWidget):
         d = self.detail
         self.detail = d = self.store.item(d.id)  # the gold may have changed since it was shown
         self.title.setText(f"Adjudication · {d.record_id}")
-        self.snapshot = annotate.snapshot(self.store, d.id, self.session.name)
+        self.snapshot = self.session.review.snapshot(d.id)
         anns = sorted([x for x in [self.snapshot.mine, *self.snapshot.others] if x is not None and x.draft.verdict],
                       key=lambda x: x.annotator)
         adj = self.snapshot.adjudication
@@ -319,7 +321,9 @@ class AdjudicationPanel(QWidget):
         height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + sum(
             self.table.rowHeight(r) for r in range(self.table.rowCount()))
         self.table.setMinimumHeight(min(height, 420))
-        reasons = resolution.differences(self.a.draft, self.b.draft)
+        firsts = self.snapshot.first_submissions
+        fa, fb = firsts.get(self.a.annotator), firsts.get(self.b.annotator)
+        reasons = differences(fa, fb) if fa and fb else differences(self.a.draft, self.b.draft)
         self.reasons.setText("Disagreement: " + html.escape("; ".join(reasons)) if reasons
                              else "The two annotations agree (automatic resolution was off).")
 
@@ -431,8 +435,11 @@ class AdjudicationPanel(QWidget):
         rubric = {"ambiguity": self.ambiguity.value, "difficulty": self.difficulty.value}
         final = self.editor.value if verdict == "fix" else None
         try:
-            view = resolution.adjudicate(self.store, self.detail.id, self.session.name, verdict, final,
-                                         self.rationale.toPlainText().strip(), rubric, self.expected_version)
+            snap = self.snapshot
+            seen = {x.annotator: x.version for x in [snap.mine, *snap.others] if x is not None}
+            view = self.session.review.adjudicate(self.detail.id, verdict, final, self.rationale.toPlainText().strip(),
+                                                  rubric, self.expected_version, item_version=snap.item_version,
+                                                  annotation_versions=seen)
         except StaleWrite as exc:
             self.banner.show_message(
                 "This item was settled meanwhile in another window or by someone else "
