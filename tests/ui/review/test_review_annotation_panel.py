@@ -141,16 +141,18 @@ def test_a_change_made_elsewhere_is_reported_and_never_overwritten(qtbot, sqlite
     assert (draft.ambiguity, draft.note) == ("low", "other window")
 
 
-def test_blindness_counts_the_hidden_annotation_only(qtbot, sqlite_store, dataset, alice, bob, panel_for):
+def test_the_panel_never_shows_another_annotation_before_or_after_both_submitted(qtbot, sqlite_store, dataset,
+                                                                                  alice, bob, panel_for):
     item_id = dataset[1]["q1"]
     save_annotation(sqlite_store, item_id, "bob", Draft(verdict="reject", note="bob's secret reason"), None)
     panel = panel_for(alice, "q1")
-    assert "1 other annotation hidden until adjudication" in panel.others_label.text()
-    assert "secret" not in panel.others_label.text()
+    assert "not reviewed by you yet" in panel.others_label.text()
+    assert "secret" not in panel.others_label.text() and "bob" not in panel.others_label.text()
     press(qtbot, panel, Qt.Key.Key_P)  # now the item has two verdicts that disagree
     panel.reload()
-    assert "bob" in panel.others_label.text() and "secret" in panel.others_label.text()
-    assert "adjudication queue" in panel.others_label.text()
+    text = panel.others_label.text()
+    assert "with the adjudicator" in text
+    assert "bob" not in text and "secret" not in text and "reject" not in text  # still blind
 
 
 def test_n_goes_to_the_next_item_i_have_not_annotated(qtbot, sqlite_store, dataset, alice, panel_for):
@@ -208,7 +210,7 @@ def test_identity_switch_shows_the_other_annotators_view(qtbot, sqlite_store, da
     alice.set_identity("dave")
     assert panel.who.text() == "as dave"
     assert not any(b.isChecked() for b in panel.verdict.buttons.values())
-    assert "1 other annotation hidden" in panel.others_label.text()
+    assert "not reviewed by you yet" in panel.others_label.text() and "reject" not in panel.others_label.text()
 
 
 def test_a_pending_note_is_saved_under_the_old_name_when_identity_changes(qtbot, sqlite_store, dataset, alice,
