@@ -20,7 +20,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QTextCursor, QTextFormat
+from PySide6.QtGui import QBrush, QKeySequence, QShortcut, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
     QTextEdit, QVBoxLayout, QWidget,
@@ -199,6 +199,9 @@ class AdjudicationPanel(QWidget):
         self.problems = rich_label()
         self.settle_button = QPushButton("Settle")
         self.settle_button.clicked.connect(self.settle)
+        self.settle_button.setToolTip("Settle (Ctrl+Enter)")
+        settle_key = QShortcut(QKeySequence("Ctrl+Return"), self, self.settle)
+        settle_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.status = QLabel("")
         self.status.setObjectName("muted")
         self.status.setWordWrap(True)

@@ -123,6 +123,9 @@ class ReviewWorkspace(QTabWidget):
     def _go_adjudicate(self, item_id: int) -> None:
         self._stale_tabs.discard(self.adjudication)  # the item comes back through show_item
         self.setCurrentWidget(self.adjudication)
+        if self.detail is not None and self.detail.id == item_id:  # already shown: no new item will come
+            self.adjudication.show_item(self.detail)
+            return
         self.navigate.emit(item_id)
 
     def _export(self) -> None:
