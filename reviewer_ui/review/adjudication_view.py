@@ -307,7 +307,14 @@ class AdjudicationPanel(QWidget):
     def _show_comparison(self, kind: str) -> None:
         rows = comparison_rows(self.a, self.b, kind)
         self.table.setRowCount(len(rows))
-        self.table.setHorizontalHeaderLabels([f"A: {self.a.annotator}", f"B: {self.b.annotator}"])
+        firsts = self.snapshot.first_submissions if self.snapshot is not None else {}
+
+        def header(key: str, ann) -> str:
+            first = firsts.get(ann.annotator)
+            revised = f"; first submitted: {first.verdict}" if first and first.verdict != ann.draft.verdict else ""
+            return f"{key}: {ann.annotator} (latest, v{ann.version}{revised})"
+
+        self.table.setHorizontalHeaderLabels([header("A", self.a), header("B", self.b)])
         self.table.setVerticalHeaderLabels([r[0] for r in rows])
         changed = QBrush(theme.colors()["changed"])
         self.differing_rows = []
@@ -327,8 +334,8 @@ class AdjudicationPanel(QWidget):
         firsts = self.snapshot.first_submissions
         fa, fb = firsts.get(self.a.annotator), firsts.get(self.b.annotator)
         reasons = differences(fa, fb) if fa and fb else differences(self.a.draft, self.b.draft)
-        self.reasons.setText("Disagreement: " + html.escape("; ".join(reasons)) if reasons
-                             else "The two annotations agree (automatic resolution was off).")
+        self.reasons.setText("First submissions differ: " + html.escape("; ".join(reasons)) if reasons
+                             else "The two first submissions agree (automatic settlement is off for this dataset).")
 
     def _show_three_way(self, original: Any) -> None:
         self.panes["original"].show_value("Original gold", original, [])

@@ -95,6 +95,10 @@ class AnnotationPanel(QWidget):
         self.who = QLabel("")
         self.who.setTextFormat(Qt.TextFormat.PlainText)
         self.who.setObjectName("muted")
+        # The item's status (what an annotator may know of its progress), one line in the header.
+        self.stage_label = QLabel("")
+        self.stage_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.stage_label.setObjectName("stageStatus")
         self.banner = Banner("Reload")
         self.banner.action.clicked.connect(self.reload)
 
@@ -155,6 +159,7 @@ class AnnotationPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(head)
+        layout.addWidget(self.stage_label)
         layout.addWidget(self.banner)
         layout.addWidget(self.verdict)
         layout.addWidget(self.pass_note)
@@ -333,7 +338,8 @@ class AnnotationPanel(QWidget):
 
     def _show_others(self) -> None:
         snap = self.snapshot
-        lines = [f"<b>Status</b>: {html.escape(snap.status)}"]
+        self.stage_label.setText(f"Status: {snap.status}")
+        lines = []
         for other in snap.others:  # adjudicators only: annotators never get others
             lines.append(f"{html.escape(other.annotator)}: {summarize(other.draft)}")
         if snap.adjudication is not None:
@@ -467,6 +473,12 @@ class AnnotationPanel(QWidget):
                 copy.deepcopy(self.saved_draft) if self.saved_draft is not None else Draft())
         self.version = view.version
         self.saved_draft = copy.deepcopy(view.draft)
+        if view.draft.verdict is not None:  # a submission may move the item's stage: show its new status
+            try:
+                self.snapshot = self.session.review.snapshot(self.detail.id)
+                self._show_others()
+            except (ReviewerError, SQLAlchemyError):
+                pass  # the status line catches up on the next reload
         self._set_status(f"Saved version {view.version}.")
         self.saved.emit(view)
         return view

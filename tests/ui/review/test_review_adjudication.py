@@ -52,7 +52,7 @@ def test_side_by_side_highlights_the_differences(qtbot, sqlite_store, dataset, t
     view = view_for(carol)
     assert not view.body.isHidden()
     headers = [view.table.horizontalHeaderItem(i).text() for i in range(2)]
-    assert headers == ["A: alice", "B: bob"]
+    assert headers == ["A: alice (latest, v1)", "B: bob (latest, v1)"]
     labels = [view.table.verticalHeaderItem(r).text() for r in view.differing_rows]
     assert labels == ["Ambiguity", "Note", "Fix"]
     fix_row = view.differing_rows[-1]

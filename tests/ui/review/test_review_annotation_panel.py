@@ -146,11 +146,12 @@ def test_the_panel_never_shows_another_annotation_before_or_after_both_submitted
     item_id = dataset[1]["q1"]
     save_annotation(sqlite_store, item_id, "bob", Draft(verdict="reject", note="bob's secret reason"), None)
     panel = panel_for(alice, "q1")
-    assert "not reviewed by you yet" in panel.others_label.text()
-    assert "secret" not in panel.others_label.text() and "bob" not in panel.others_label.text()
+    seen = panel.stage_label.text() + panel.others_label.text()
+    assert "not reviewed by you yet" in seen
+    assert "secret" not in seen and "bob" not in seen
     press(qtbot, panel, Qt.Key.Key_P)  # now the item has two verdicts that disagree
     panel.reload()
-    text = panel.others_label.text()
+    text = panel.stage_label.text() + panel.others_label.text()
     assert "with the adjudicator" in text
     assert "bob" not in text and "secret" not in text and "reject" not in text  # still blind
 
@@ -210,7 +211,8 @@ def test_identity_switch_shows_the_other_annotators_view(qtbot, sqlite_store, da
     alice.set_identity("dave")
     assert panel.who.text() == "as dave"
     assert not any(b.isChecked() for b in panel.verdict.buttons.values())
-    assert "not reviewed by you yet" in panel.others_label.text() and "reject" not in panel.others_label.text()
+    seen = panel.stage_label.text() + panel.others_label.text()
+    assert "not reviewed by you yet" in seen and "reject" not in seen
 
 
 def test_a_pending_note_is_saved_under_the_old_name_when_identity_changes(qtbot, sqlite_store, dataset, alice,
