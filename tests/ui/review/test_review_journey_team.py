@@ -95,6 +95,7 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         bob.model.refresh()
         qtbot.waitUntil(lambda: "with the adjudicator" in str(bob.model.index(0, bob_review_col(bob)).data()),
                         timeout=10000)
+        qtbot.waitUntil(lambda: "annotated 1 of 3" in bob.review.queues.mine_label.text(), timeout=10000)
         shot(bob, "2-bob-rejected-blind")
         # bob changes his mind (1 2 3 A P): the item stays with the adjudicator
         _key(qtbot, bob, Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3, Qt.Key.Key_A, Qt.Key.Key_P)
@@ -131,14 +132,15 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         assert carol_core.snapshot(q0).adjudication.rationale == "The answer is supported by the tool output"
         shot(carol, "5-carol-settled")
 
-        # alice comes back to the item: settled, her own verdict only
-        _show_row(qtbot, alice, 1)
+        # alice still has the item open: carol's decision reaches her without a restart (live update)
         _show_row(qtbot, alice, 0)
+        qtbot.waitUntil(lambda: "settled" in alice.review.annotation.stage_label.text(), timeout=15000)
         seen = _visible_text(alice.review)
         assert "settled" in seen.lower() and team.logins["bob"] not in seen and "Reject" not in seen.split("Status")[-1]
         shot(alice, "6-alice-sees-settled")
     finally:
         for w in windows:
+            w.review.stop_live()
             w.runner.shutdown(5000)
             w.close()
 
