@@ -93,6 +93,7 @@ class GoldPane(QWidget):
         super().__init__(parent)
         self.title = QLabel(title)
         self.title.setObjectName("sectionTitle")
+        self.title.setWordWrap(True)  # "A (a long login): pass, no fix" must not widen the window
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setFont(theme.monospace_font())
@@ -357,8 +358,11 @@ class AdjudicationPanel(QWidget):
             self.panes["merge"].show_value("Merge of A and B", self.merged.merged,
                                            describe_changes(original, self.merged.merged), original)
         self.pick_merge.setEnabled(not self.merged.conflicts)
-        self.pick_a.setText(f"Take A ({self.a.annotator})")
-        self.pick_b.setText(f"Take B ({self.b.annotator})")
+        # Short labels (a login can be long and would widen the whole window); the name is in the tooltip.
+        self.pick_a.setText("Take A")
+        self.pick_b.setText("Take B")
+        self.pick_a.setToolTip(f"Take {self.a.annotator}'s gold")
+        self.pick_b.setToolTip(f"Take {self.b.annotator}'s gold")
 
     def _prefill(self, adj) -> None:
         da, db = self.a.draft, self.b.draft
