@@ -240,6 +240,12 @@ class Review:
             conn.execute(ds_t.update().where(ds_t.c.id == dataset_id).values(meta=meta))
             audit.record(conn, self.viewer, "dataset", dataset_id, "review_rule", after=review)
 
+    def outputs(self, item_id: int, dataset_id: int) -> list:
+        """The item's outputs as this viewer may see them: blinded (see ``blind_outputs``) for an
+        annotator when the dataset asks for it (``blind_models``), else with run and model names."""
+        outputs = self.store.outputs(item_id)
+        return blind_outputs(outputs, item_id) if self.blind_models(dataset_id) else outputs
+
     def blind_models(self, dataset_id: int) -> bool:
         """Whether this viewer sees a dataset's runs as "Output 1, 2, 3" (annotators, when the dataset asks)."""
         if self.sees_everything:
@@ -518,3 +524,17 @@ def disagreement_score(a: Draft, b: Draft, patch_a: list | None = None, patch_b:
     if ta | tb:
         score += len(ta ^ tb) / len(ta | tb)
     return score
+
+
+def blind_outputs(outputs: list, item_id: int) -> list:
+    """Outputs as an annotator blind to model identity sees them (Appendix D): each run becomes
+    "Output 1, 2, 3..." in an order shuffled per item (seeded by the item, so stable across
+    visits), with run and model names removed. ``outputs`` are store OutputViews."""
+    import random
+    from dataclasses import replace
+
+    runs = sorted({o.run_id for o in outputs})
+    random.Random(f"blind-{item_id}").shuffle(runs)
+    number = {run_id: i + 1 for i, run_id in enumerate(runs)}
+    blinded = [replace(o, run=f"Output {number[o.run_id]}", model=None) for o in outputs]
+    return sorted(blinded, key=lambda o: (number[o.run_id], o.replication))

@@ -90,3 +90,21 @@ def test_agreement_uses_first_submissions_by_default(store):
     assert kappa("first") == pytest.approx(3 / 11)
     assert kappa("latest") == pytest.approx(6 / 10)
     assert saved.version == 1
+
+
+def test_annotators_can_be_blind_to_model_identity(store):
+    ds = import_dataset(store.engine, R.dataset([R.item(i) for i in range(6)]), silent()).dataset_id
+    for name in ("gpt-x", "llama-y", "qwen-z"):
+        from reviewer.store.importing import import_run
+
+        import_run(store.engine, ds, R.run([R.output(i, text=name) for i in range(6)], name=name), silent())
+    set_role(store, "carol", "adjudicator")
+    carol, alice = Review(store, "carol"), Review(store, "alice")
+    carol.set_rule(ds, carol.rule(ds), blind_models=True)
+    ids = [store.find_item("demo", f"q{i}").id for i in range(6)]
+    seen = alice.outputs(ids[0], ds)
+    assert [o.run for o in seen] == ["Output 1", "Output 2", "Output 3"] and all(o.model is None for o in seen)
+    assert alice.outputs(ids[0], ds) == seen  # stable across visits
+    orders = {tuple(o.text for o in alice.outputs(i, ds)) for i in ids}
+    assert len(orders) > 1  # shuffled per item
+    assert {o.run for o in carol.outputs(ids[0], ds)} == {"gpt-x", "llama-y", "qwen-z"}  # adjudicators see names
