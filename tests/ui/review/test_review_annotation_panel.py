@@ -232,3 +232,34 @@ def test_checks_and_tags_follow_the_item_kind(qtbot, sqlite_store, dataset, alic
     assert list(panel.check_rows) == ["schema_conformance", "content_faithfulness", "cross_field_consistency"]
     assert panel.tags.topLevelItem(0).text(0) == "tool output (paper 000)"
     assert panel.suggested.text().startswith("Suggested: Medium (depth 1)")
+
+
+def test_identity_dialog_says_local_profiles_are_not_access_control(qtbot, sqlite_store, alice):
+    from reviewer_ui.review.identity_dialog import IdentityDialog
+
+    dialog = IdentityDialog(alice)
+    qtbot.addWidget(dialog)
+    assert "Local profiles are not access control" in dialog.note.text()
+    assert not dialog.name.isReadOnly()  # a local profile can be switched (it is not a security boundary)
+
+
+def test_p_submits_and_advances_to_the_next_item_and_the_verdict_row_does_not_move(qtbot, sqlite_store, dataset,
+                                                                                    alice, panel_for):
+    _, ids = dataset
+    panel = panel_for(alice, "q0")
+    top = panel.verdict.buttons["pass"].mapTo(panel, panel.verdict.buttons["pass"].rect().topLeft())
+    below = panel.checks_box.mapTo(panel, panel.checks_box.rect().topLeft())
+    press(qtbot, panel, Qt.Key.Key_2)  # content faithfulness: Yes
+    press(qtbot, panel, Qt.Key.Key_2)  # ... No: Pass becomes unavailable, a reason is shown
+    assert not panel.verdict.buttons["pass"].isEnabled() and "Pass is unavailable" in panel.pass_note.text()
+    assert panel.checks_box.mapTo(panel, panel.checks_box.rect().topLeft()) == below  # nothing moved
+    assert panel.verdict.buttons["pass"].mapTo(panel, panel.verdict.buttons["pass"].rect().topLeft()) == top
+    press(qtbot, panel, Qt.Key.Key_2)  # Yes again
+    with qtbot.waitSignal(panel.navigate) as sig:
+        press(qtbot, panel, Qt.Key.Key_P)
+    assert sig.args == [ids["q1"]]
+    alice.set_advance_after_verdict(False)
+    panel.show_item(sqlite_store.item(ids["q1"]))
+    with qtbot.assertNotEmitted(panel.navigate):
+        press(qtbot, panel, Qt.Key.Key_R)
+    assert stored(sqlite_store, ids["q1"], "alice").verdict == "reject"
