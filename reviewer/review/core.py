@@ -457,10 +457,10 @@ class Review:
             raise ReviewerError(f"unknown verdict {verdict!r}")
         if not (rationale or "").strip():
             raise ProtocolViolation("an adjudication needs a rationale")
-        if rubric and rubric.get("ambiguity") == "high" and verdict == "pass":
-            raise ProtocolViolation("High ambiguity must be Fix or Reject")
-        if rubric and rubric.get("ambiguity") not in (None, *AMBIGUITY):
-            raise ProtocolViolation(f"unknown ambiguity {rubric.get('ambiguity')!r}")
+        decision = Draft.from_stored(verdict, rubric, [], "", None)
+        errors = [p.message for p in problems(decision, "") if p.level == "error" and p.field != "fixed_gold"]
+        if errors:  # the same rules as an annotation's (High ambiguity must be Fix or Reject...)
+            raise ProtocolViolation("; ".join(errors))
         with self.store.engine.begin() as conn:
             item = _lock_item(conn, item_id, False)
             if item_version is not None and item.version != item_version:

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from sqlalchemy.exc import SQLAlchemyError
 
 from reviewer.errors import ReviewerError, StaleWrite
-from reviewer.review import differences
+from reviewer.review import Draft, differences, problems
 from reviewer.review.patch import Merge, apply_patch, merge, touched_paths
 from reviewer.review.rubric import AMBIGUITY, CHECK_LABELS, VERDICTS, checks_for
 from reviewer.review.views import AnnotationView, ReviewSnapshot
@@ -419,8 +419,9 @@ class AdjudicationPanel(QWidget):
         verdict = self.verdict.value
         if verdict is None:
             out.append("choose the final verdict")
-        if verdict == "pass" and self.ambiguity.value == "high":
-            out.append("High ambiguity must be Fix or Reject")
+        if verdict is not None:  # the protocol's verdict rules (rubric.problems), e.g. High ambiguity vs Pass
+            decision = Draft(verdict=verdict, ambiguity=self.ambiguity.value)
+            out += [p.message for p in problems(decision, "") if p.level == "error" and p.field == "verdict"]
         if verdict == "fix":
             if self.editor.syntax_error:
                 out.append("the final gold is not valid JSON")
@@ -434,7 +435,9 @@ class AdjudicationPanel(QWidget):
 
     def _update_problems(self) -> None:
         found = self.blockers()
-        self.verdict.buttons["pass"].setEnabled(self.ambiguity.value != "high")
+        # Pass allowed or not by the protocol's own rule (rubric.problems), not a copy of it.
+        as_pass = Draft(verdict="pass", ambiguity=self.ambiguity.value)
+        self.verdict.buttons["pass"].setEnabled(not [p for p in problems(as_pass, "") if p.field == "verdict"])
         color = theme.colors()["bad"].name()
         self.problems.setText("".join(f"<div style='color:{color}'>✗ {html.escape(p)}</div>" for p in found))
         self.settle_button.setEnabled(not found)

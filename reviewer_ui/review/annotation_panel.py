@@ -317,12 +317,11 @@ class AnnotationPanel(QWidget):
         self._show_problems(problems(d, self.detail.kind, ops))
 
     def _pass_blockers(self, d: Draft) -> str:
-        if d.ambiguity == "high":
-            return "High ambiguity must be Fix or Reject (paper 001 Appendix D)."
-        failed = [c for c in self.check_rows if d.checks.get(c) is False]
-        if failed:
-            return "a failed check (" + ", ".join(failed) + ") must be Fix or Reject."
-        return ""
+        """Why Pass is not allowed for this draft: the protocol's own rules (rubric.problems), not a copy."""
+        as_pass = copy.deepcopy(d)
+        as_pass.verdict, as_pass.fixed_gold = "pass", None
+        found = [p.message for p in problems(as_pass, self.detail.kind) if p.level == "error" and p.field == "verdict"]
+        return "; ".join(found) + ("." if found else "")
 
     def _patch_ops(self, d: Draft) -> int:
         if d.verdict != "fix" or d.fixed_gold is None:
