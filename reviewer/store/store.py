@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import case, func, select
 from sqlalchemy.exc import DBAPIError
 
-from reviewer.errors import InputError, NotFound, ReviewerError, StaleWrite
+from reviewer.errors import InputError, NotFound, ReviewerError
 from reviewer.formats.registry import find_dataset_format, find_run_format
 from reviewer.jobs import JobContext, silent
 from reviewer.store import audit, exporting, importing, queries
