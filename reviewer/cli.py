@@ -239,7 +239,7 @@ def cmd_agree(args) -> int:
 
     store = _store(args)
     datasets = [store.dataset(d) for d in args.dataset] if args.dataset else store.datasets()
-    ratings, perspectives = ratings_for(store, [d.id for d in datasets])
+    ratings, perspectives = ratings_for(store, [d.id for d in datasets], getattr(args, "submissions", "first"))
     if not ratings:
         print("no annotations yet in " + ", ".join(d.name for d in datasets))
         return EXIT_OK
@@ -420,6 +420,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("formats", parents=[common], help="list the dataset and prediction formats")
     p.set_defaults(func=cmd_formats)
+
+    # review protocol and team mode (reviewer.team)
+    from reviewer.team.cli import add_parser as add_team_parser
+
+    add_team_parser(sub, common)
+    p = sub.choices["agree"]
+    p.add_argument("--submissions", choices=["first", "latest"], default="first",
+                   help="rate each annotator's first submitted version (default; independent) or the latest")
     return parser
 
 

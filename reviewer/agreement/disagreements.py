@@ -1,4 +1,6 @@
-"""Representative disagreements: the items whose annotators disagree on the most rubric fields."""
+"""Representative disagreements: verdict disagreements first, then the items whose annotators
+disagree on the most rubric fields (issue 16: a verdict disagreement with an identical rubric
+used to be left out)."""
 
 from __future__ import annotations
 
@@ -31,10 +33,9 @@ def _disagrees(codes: np.ndarray) -> np.ndarray:
 
 
 def representative_disagreements(rating_set: RatingSet, limit: int = 10) -> list[Disagreement]:
-    """Up to ``limit`` items, most disagreeing rubric fields first.
-
-    Ties go to items whose verdicts also differ, then to the item order.
-    """
+    """Up to ``limit`` items: those whose verdicts differ first, then by most disagreeing
+    rubric fields, then in item order. An item is listed when its verdicts or any rubric
+    field differ."""
     tables = rating_set.tables
     if not rating_set.item_ids:
         return []
@@ -42,10 +43,10 @@ def representative_disagreements(rating_set: RatingSet, limit: int = 10) -> list
     n_fields = per_field.sum(axis=1)
     verdict_differs = _disagrees(tables["verdict"].codes)
     # lexsort: last key is primary; negate to sort descending, index keeps it stable.
-    order = np.lexsort((np.arange(len(n_fields)), ~verdict_differs, -n_fields))
+    order = np.lexsort((np.arange(len(n_fields)), -n_fields, ~verdict_differs))
     out = []
     for i in order[:limit]:
-        if n_fields[i] == 0:
+        if n_fields[i] == 0 and not verdict_differs[i]:
             break
         fields = {}
         for f, differs in zip(RUBRIC_FIELDS, per_field[i]):

@@ -23,22 +23,35 @@ PERSPECTIVE_TAGS = {
 }
 
 
-def ratings_for(store, dataset_ids: list[int]) -> tuple[list[Rating], dict[str, list[str]]]:
-    """All annotations of these datasets as Ratings, and the perspectives to report."""
+def ratings_for(store, dataset_ids: list[int], submissions: str = "first") -> tuple[list[Rating], dict[str, list[str]]]:
+    """All submitted annotations of these datasets as Ratings, and the perspectives to report.
+
+    ``submissions``: "first" (default) rates each annotator's first submitted version, the
+    independent judgement the protocol records; "latest" rates the current version (after
+    revisions). Drafts never submitted (no verdict) are left out either way.
+    """
+    if submissions not in ("first", "latest"):
+        raise ValueError(f"submissions must be 'first' or 'latest', not {submissions!r}")
     stmt = (
         select(ann_t, item_t.c.record_id, item_t.c.kind, item_t.c.category, item_t.c.difficulty, item_t.c.domain,
                dataset_t.c.name.label("dataset"))
         .join(item_t, item_t.c.id == ann_t.c.item_id)
         .join(dataset_t, dataset_t.c.id == item_t.c.dataset_id)
-        .where(item_t.c.dataset_id.in_(dataset_ids))
+        .where(item_t.c.dataset_id.in_(dataset_ids), ann_t.c.first_key.is_not(None))
         .order_by(item_t.c.dataset_id, item_t.c.position, ann_t.c.annotator)
     )
     ratings: list[Rating] = []
     perspectives: dict[str, list[str]] = {}
     with store.engine.connect() as conn:
         for r in conn.execute(stmt):
-            rubric = dict(r.rubric or {})
-            tags = list(r.error_tags or [])
+            if submissions == "first":
+                first = r.first_submission or {}
+                verdict, rubric, tags = first.get("verdict"), dict(first.get("rubric") or {}), \
+                    list(first.get("error_tags") or [])
+                fix, patch = first.get("fixed_gold"), first.get("patch")
+            else:
+                verdict, rubric, tags = r.verdict, dict(r.rubric or {}), list(r.error_tags or [])
+                fix, patch = r.fixed_gold, r.patch
             if r.kind == ItemKind.CALL_CHAIN:
                 for check, (perspective, tag) in PERSPECTIVE_TAGS.items():
                     perspectives[perspective] = [tag]
@@ -50,7 +63,7 @@ def ratings_for(store, dataset_ids: list[int]) -> tuple[list[Rating], dict[str, 
                 if value is not None:
                     strata[key] = str(value).lower() if key == "difficulty" else str(value)
             ratings.append(Rating(
-                item_id=f"{r.dataset}/{r.record_id}", annotator=r.annotator, verdict=r.verdict, rubric=rubric,
-                error_tags=tags, fix=r.fixed_gold, patch=r.patch, strata=strata,
+                item_id=f"{r.dataset}/{r.record_id}", annotator=r.annotator, verdict=verdict, rubric=rubric,
+                error_tags=tags, fix=fix, patch=patch, strata=strata,
             ))
     return ratings, perspectives

@@ -35,19 +35,21 @@ class AdjudicationView:
 
 @dataclass(frozen=True)
 class ReviewSnapshot:
-    """One item's review as ``viewer`` may see it.
+    """One item's review as ``viewer`` may see it (reviewer.review.core.Review.snapshot).
 
-    ``others`` is empty while blindness applies (the item has not reached
-    adjudication and the viewer is not an adjudicator); ``hidden_others`` then
-    says how many annotations exist without revealing them.
+    For an annotator ``others`` is always empty and ``adjudication`` None (blindness holds
+    before and after both submitted); ``status`` is one of the annotator status phrases.
+    Adjudicators get every annotation, the first submissions and the adjudication.
     """
 
     item_id: int
-    stage: str  # open | disagreement | settled
+    stage: Any  # reviewer.review.protocol.Stage
     mine: AnnotationView | None
     others: list[AnnotationView] = field(default_factory=list)
-    hidden_others: int = 0
     adjudication: AdjudicationView | None = None
+    status: str = ""
+    item_version: int = 0
+    first_submissions: dict[str, Draft] = field(default_factory=dict)  # adjudicators only
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,7 @@ class QueueEntry:
     record_id: str
     score: float  # how much the annotators disagree; higher first
     reasons: list[str]
+    verdict_differs: bool = True
 
 
 @dataclass(frozen=True)

@@ -66,7 +66,7 @@ def _load(conn, run_id: int, item_ids: list[int] | None):
             output_t.c.id.label("output_id"), output_t.c.replication, output_t.c.text, output_t.c.prediction,
             output_t.c.extra, output_t.c.status, item_t.c.id.label("item_id"), item_t.c.record_id, item_t.c.kind,
             item_t.c.gold, item_t.c.raw, item_t.c.payload, item_t.c.context_hash, item_t.c.schema_hash,
-            item_t.c.category, item_t.c.depth,
+            item_t.c.category, item_t.c.depth, item_t.c.version.label("item_version"),
         )
         .join(item_t, item_t.c.id == output_t.c.item_id)
         .where(output_t.c.run_id == run_id)
@@ -126,6 +126,7 @@ def score_run(
             "output_id": row.output_id, "scorer": scorer.name, "mode": mode, "primary": res.primary,
             "value": _as_number(res.value), "passed": res.passed, "skipped": res.skipped,
             "metrics": _jsonable(res.metrics), "notes": list(res.notes), "created_at": utcnow(),
+            "_item": (row.item_id, row.item_version),
         })
         if len(pending) >= CHUNK:
             _save(store, pending)
@@ -147,13 +148,24 @@ def _jsonable(metrics: dict) -> dict:
 
 
 def _save(store, rows: list[dict]) -> None:
+    """Store scores, checking the item (gold) versions they were computed from: the items are
+    locked in id order, and a score whose item's gold changed since it was read is dropped (the
+    re-score that follows that gold change writes the right one). Concurrent re-scores of the
+    same outputs serialise on the item locks instead of colliding on the unique key."""
     if not rows:
         return
+    read = {r["_item"][0]: r["_item"][1] for r in rows}
     with store.engine.begin() as conn:
+        now = dict(conn.execute(select(item_t.c.id, item_t.c.version).where(item_t.c.id.in_(sorted(read)))
+                                .order_by(item_t.c.id).with_for_update()).all())
+        rows[:] = [r for r in rows if now.get(r["_item"][0]) == r["_item"][1]]
+        for r in rows:
+            del r["_item"]
         for r in rows:
             conn.execute(score_t.delete().where(
                 score_t.c.output_id == r["output_id"], score_t.c.scorer == r["scorer"], score_t.c.mode == r["mode"]))
-        conn.execute(score_t.insert(), rows)
+        if rows:
+            conn.execute(score_t.insert(), rows)
     rows.clear()
 
 

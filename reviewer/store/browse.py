@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import bindparam, func, select
 
-from reviewer.store.models import Adjudication, Annotation, Item
+from reviewer.store.models import Item
 from reviewer.store.queries import ROW_COLUMNS, ItemQuery
 from reviewer.store.views import ItemRow
 
-item_t, annotation_t, adjudication_t = Item.__table__, Annotation.__table__, Adjudication.__table__
+item_t = Item.__table__
 
 
 @dataclass(frozen=True)
@@ -58,72 +58,20 @@ def facets(store, dataset_id: int) -> Facets:
         )
 
 
-@dataclass(frozen=True)
-class ReviewState:
-    """Where an item stands in dual annotation, as one viewer may see it.
-
-    Blindness (reviewer.review.annotate): while an item has fewer than two finished
-    annotations and is not settled, an annotator sees only their own verdict;
-    ``verdicts`` then holds only the viewer's, and ``hidden`` counts the others.
-    """
-
-    annotations: int
-    verdicts: tuple[str, ...]  # the visible verdicts, in annotator order
-    adjudicated: str | None  # the final verdict, or None while unsettled
-    hidden: int = 0  # annotations by others the viewer may not see yet
-
-    def label(self) -> str:
-        """Short text for a table cell: "adjudicated: fix", "2 annotations (disagree)"..."""
-        if self.adjudicated:
-            return f"adjudicated: {self.adjudicated}"
-        if self.annotations == 0:
-            return "not annotated"
-        if self.hidden:
-            mine = f"yours: {self.verdicts[0] or 'no verdict'}, " if self.verdicts else ""
-            return f"{self.annotations} annotation{'s' if self.annotations > 1 else ''} ({mine}{self.hidden} hidden)"
-        if self.annotations == 1:
-            return f"1 annotation ({self.verdicts[0] or 'no verdict'})"
-        agree = len(set(self.verdicts)) == 1
-        return f"{self.annotations} annotations ({'agree' if agree else 'disagree'})"
-
-
-_ANNOTATIONS = (
-    select(annotation_t.c.item_id, annotation_t.c.annotator, annotation_t.c.verdict)
-    .where(annotation_t.c.item_id.in_(bindparam("ids", expanding=True)))
-    .order_by(annotation_t.c.item_id, annotation_t.c.annotator)
-)
-_ADJUDICATIONS = select(adjudication_t.c.item_id, adjudication_t.c.verdict).where(
-    adjudication_t.c.item_id.in_(bindparam("ids", expanding=True))
-)
 _ROWS = select(*ROW_COLUMNS).where(item_t.c.id.in_(bindparam("ids", expanding=True)))
 
 
-def review_states(
-    store, item_ids: Sequence[int], viewer: str | None = None, sees_all: bool = False
-) -> dict[int, ReviewState]:
-    """The review state of each given item (items nobody annotated included).
+def review_states(store, item_ids: Sequence[int], viewer: str | None = None, sees_all: bool = False) -> dict:
+    """The Review column for these items, as ``viewer`` may see it (reviewer.review.Review.states).
 
-    With ``viewer`` (an annotator, ``sees_all`` False) other annotators' verdicts
-    are hidden until the item reaches adjudication, as the protocol requires;
-    without a viewer, or for an adjudicator, everything is shown.
+    The review object decides what the viewer sees (an annotator: their own verdict and a
+    status phrase); ``sees_all`` is ignored (kept for callers): the role decides, not the caller.
+    Without a viewer: as reports see it.
     """
-    ids = list(item_ids)
-    if not ids:
-        return {}
-    rows: dict[int, list[tuple[str, str]]] = {i: [] for i in ids}
-    with store.engine.connect() as conn:
-        for item_id, annotator, verdict in conn.execute(_ANNOTATIONS, {"ids": ids}):
-            rows[item_id].append((annotator, verdict or ""))
-        settled = dict(conn.execute(_ADJUDICATIONS, {"ids": ids}).all())
-    states = {}
-    for item_id, anns in rows.items():
-        finished = sum(1 for _, v in anns if v)
-        if viewer is not None and not sees_all and item_id not in settled and finished < 2:
-            visible = tuple(v for a, v in anns if a == viewer)
-            states[item_id] = ReviewState(len(anns), visible, None, len(anns) - len(visible))
-        else:
-            states[item_id] = ReviewState(len(anns), tuple(v for _, v in anns), settled.get(item_id))
-    return states
+    from reviewer.review import Review
+
+    review = Review(store, viewer) if viewer else Review.for_reports(store)
+    return review.states(list(item_ids))
 
 
 def ordered_ids(store, query: ItemQuery) -> array:

@@ -36,8 +36,23 @@ def _baseline(conn: Connection) -> None:
     SQLModel.metadata.create_all(conn)
 
 
+def _review_protocol(conn: Connection) -> None:
+    """Version 2: the review protocol's stored stage, first submissions, assignments."""
+    from reviewer.review.protocol import backfill
+
+    SQLModel.metadata.create_all(conn, tables=[models.ItemReview.__table__, models.Assignment.__table__])
+    columns = {c["name"] for c in inspect(conn).get_columns("annotation")}
+    json_type = "json" if conn.dialect.name == "postgresql" else "JSON"
+    if "first_submission" not in columns:
+        conn.exec_driver_sql(f"ALTER TABLE annotation ADD COLUMN first_submission {json_type}")
+    if "first_key" not in columns:
+        conn.exec_driver_sql("ALTER TABLE annotation ADD COLUMN first_key VARCHAR(64)")
+    backfill(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline: datasets, items, runs, outputs, scores, annotations, adjudications, audit", _baseline),
+    Migration(2, "review protocol: item_review stage, annotation first submission, assignment", _review_protocol),
 )
 
 _meta = MetaData()

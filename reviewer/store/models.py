@@ -154,8 +154,39 @@ class Annotation(SQLModel, table=True):
     patch: list | None = _json()
     fixed_gold: Any = _json()
     version: int = 1
+    # The first submitted version (the first save with a verdict), kept unchanged for the
+    # agreement statistics and automatic settlement; ``first_key`` is its agreement key
+    # (reviewer.review.protocol.agreement_key): equal keys mean "these annotators agree".
+    first_submission: Any = _json()
+    first_key: str | None = Field(default=None, sa_column=Column(String(64), nullable=True))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class ItemReview(SQLModel, table=True):
+    """Where an item stands in the review protocol (reviewer.review.protocol.Stage).
+
+    The one stored copy of the stage: written only by the review core (and, in team
+    mode, by its SECURITY DEFINER trigger); everything else reads it."""
+
+    __tablename__ = "item_review"
+    item_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("item.id", ondelete="CASCADE"), primary_key=True)
+    )
+    stage: str = Field(sa_column=Column(String(20), nullable=False, index=True))
+    version: int = 1
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Assignment(SQLModel, table=True):
+    """Item ``item_id`` is assigned to ``annotator`` (reviewer.review.assignment)."""
+
+    __table_args__ = (UniqueConstraint("item_id", "annotator", name="uq_assignment"),)
+    id: int | None = Field(default=None, primary_key=True)
+    dataset_id: int = _fk("dataset.id")
+    item_id: int = _fk("item.id")
+    annotator: str = Field(sa_column=Column(String(100), nullable=False, index=True))
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class Adjudication(SQLModel, table=True):

@@ -8,35 +8,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import Select, and_, case, exists, func, or_, select
+from sqlalchemy import Select, case, func, or_, select
 
-from reviewer.store.models import Adjudication, Annotation, Item, Output, Score
+from reviewer.review.protocol import STAGE_ALIASES, STORED_STAGES, Stage
+from reviewer.store.models import Item, ItemReview, Output, Score
 from reviewer.store.views import ItemRow
 
-item_t, ann_t, adj_t, output_t, score_t = (
-    Item.__table__, Annotation.__table__, Adjudication.__table__, Output.__table__, Score.__table__,
-)
+item_t, rev_t, output_t, score_t = Item.__table__, ItemReview.__table__, Output.__table__, Score.__table__
 
-REVIEW_STATES = ("unannotated", "in_review", "disagreement", "settled")
-
-
-def _finished_annotations():
-    return (
-        select(func.count()).select_from(ann_t)
-        .where(ann_t.c.item_id == item_t.c.id, ann_t.c.verdict.is_not(None))
-        .scalar_subquery()
-    )
+# The review stages an ItemQuery filters on (reviewer.review.protocol.Stage, stored in item_review);
+# the older names "unannotated", "in_review", "disagreement", "settled" are still accepted.
+REVIEW_STATES = tuple(s.value for s in STORED_STAGES)
 
 
-def _settled():
-    return exists().where(adj_t.c.item_id == item_t.c.id)
+def _stage():
+    """The item's stored review stage (the review core writes it; nothing here re-derives it)."""
+    return func.coalesce(
+        select(rev_t.c.stage).where(rev_t.c.item_id == item_t.c.id).scalar_subquery(), Stage.NOT_ANNOTATED.value)
 
 
 def _review_rank():
-    """The review state as a sortable number: 0 not annotated, 1 in review (one finished
-    annotation), 2 two or more finished annotations (not settled), 3 settled."""
-    n = _finished_annotations()
-    return case((_settled(), 3), (n >= 2, 2), (n == 1, 1), else_=0)
+    """The review stage as a sortable number, in the state machine's order."""
+    stage = _stage()
+    return case(*((stage == s.value, i) for i, s in enumerate(STORED_STAGES)), else_=0)
 
 
 def _score_column(run_id: int, mode: str, column):
@@ -72,8 +66,7 @@ class ItemQuery:
     depths: list[int] = field(default_factory=list)
     text: str = ""  # substring of the record id or the question, case-insensitive
     edited: bool | None = None  # only items whose gold was (not) edited
-    # Review state (see REVIEW_STATES): "in_review" = one finished annotation; "disagreement" =
-    # two or more finished annotations and not settled (the state that lifts blindness).
+    # Review stage (see REVIEW_STATES, or an old alias: "settled" = unanimous or adjudicated).
     review: str | None = None
     # Scores of one run (first replication) in one mode: a range filter and the "score" sort.
     score_run_id: int | None = None
@@ -116,16 +109,10 @@ class ItemQuery:
         return stmt
 
     def _review_clause(self):
-        n, settled = _finished_annotations(), _settled()
-        clauses = {
-            "unannotated": and_(n == 0, ~settled),
-            "in_review": and_(n == 1, ~settled),
-            "disagreement": and_(n >= 2, ~settled),
-            "settled": settled,
-        }
-        if self.review not in clauses:
+        stages = STAGE_ALIASES.get(self.review) or ((Stage(self.review),) if self.review in REVIEW_STATES else None)
+        if stages is None:
             raise ValueError(f"unknown review state {self.review!r}; one of {', '.join(REVIEW_STATES)}")
-        return clauses[self.review]
+        return _stage().in_([s.value for s in stages])
 
     def order(self, stmt: Select) -> Select:
         return stmt.order_by(*self.order_by())

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import case, func, select
+from sqlalchemy.exc import DBAPIError
 
-from reviewer.errors import InputError, NotFound, StaleWrite
+from reviewer.errors import InputError, NotFound, ReviewerError
 from reviewer.formats.registry import find_dataset_format, find_run_format
 from reviewer.jobs import JobContext, silent
 from reviewer.store import audit, exporting, importing, queries
@@ -34,7 +35,16 @@ class Store:
         ``$REVIEWER_DB`` or the default SQLite file (see reviewer.store.db)."""
         self.url = resolve_url(db)
         self.engine = make_engine(self.url)
-        self.schema_version = upgrade(self.engine)
+        try:
+            self.schema_version = upgrade(self.engine)
+        except DBAPIError as exc:
+            if self.engine.dialect.name != "postgresql":
+                raise
+            # A login without rights on a team database (no team role, or removed from the team).
+            reason = str(getattr(exc, "orig", exc)).strip().splitlines()[0]
+            self.engine.dispose()
+            raise ReviewerError(f"cannot open {describe(self.url)}: PostgreSQL refused ({reason}); in team mode an "
+                                "admin gives your login a role with `reviewer team add LOGIN --role ...`") from None
 
     def __repr__(self) -> str:
         return f"Store({describe(self.url)})"
@@ -201,24 +211,11 @@ class Store:
         Raises StaleWrite when the item changed since ``expected_version`` was read,
         so concurrent editors never overwrite each other silently.
         """
+        from reviewer.review.gold import write_gold  # the single gold writer
+
         with self.engine.begin() as conn:
-            row = conn.execute(
-                select(item_t.c.gold, item_t.c.original_gold, item_t.c.version).where(item_t.c.id == item_id)
-            ).first()
-            if row is None:
-                raise NotFound(f"no item with id {item_id}")
-            new_version = expected_version + 1
-            updated = conn.execute(
-                item_t.update()
-                .where(item_t.c.id == item_id, item_t.c.version == expected_version)
-                .values(gold=gold, gold_edited=gold != row.original_gold, version=new_version)
-            ).rowcount
-            if updated != 1:
-                raise StaleWrite(f"item {item_id}", expected_version, row.version)
-            audit.record(conn, actor, "item", item_id, "edit_gold",
-                         before={"gold": row.gold, "version": row.version},
-                         after={"gold": gold, "version": new_version, "reason": reason})
-        return new_version
+            conn.execute(item_t.update().where(item_t.c.id == item_id).values(version=item_t.c.version))  # lock
+            return write_gold(conn, item_id, gold, actor, expected_version, reason, skip_unchanged=False)
 
     def run_scores(self, run_id: int, scorer: str | None = None, mode: str = "faithful") -> dict[int, float | None]:
         """Headline score per item of a run (first replication), for the item table."""

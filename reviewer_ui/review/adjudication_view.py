@@ -8,7 +8,9 @@ ambiguity and difficulty, and a required rationale. Settle calls
 ``resolution.adjudicate`` with the adjudication version this view read, so a
 decision made meanwhile elsewhere raises StaleWrite, shown with a Reload.
 
-Only people whose role is adjudicator (``annotate.role_of``) see and use it.
+Only adjudicators (the session's ``Review.may_adjudicate``; in team mode the
+database's roles) see and use it. Settling states every version the view read:
+the adjudication's, the item's and each annotation's.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QTextCursor, QTextFormat
+from PySide6.QtGui import QBrush, QKeySequence, QShortcut, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
     QTextEdit, QVBoxLayout, QWidget,
@@ -27,7 +29,7 @@ from PySide6.QtWidgets import (
 from sqlalchemy.exc import SQLAlchemyError
 
 from reviewer.errors import ReviewerError, StaleWrite
-from reviewer.review import annotate, resolution
+from reviewer.review import Draft, differences, problems
 from reviewer.review.patch import Merge, apply_patch, merge, touched_paths
 from reviewer.review.rubric import AMBIGUITY, CHECK_LABELS, VERDICTS, checks_for
 from reviewer.review.views import AnnotationView, ReviewSnapshot
@@ -91,6 +93,7 @@ class GoldPane(QWidget):
         super().__init__(parent)
         self.title = QLabel(title)
         self.title.setObjectName("sectionTitle")
+        self.title.setWordWrap(True)  # "A (a long login): pass, no fix" must not widen the window
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setFont(theme.monospace_font())
@@ -197,6 +200,9 @@ class AdjudicationPanel(QWidget):
         self.problems = rich_label()
         self.settle_button = QPushButton("Settle")
         self.settle_button.clicked.connect(self.settle)
+        self.settle_button.setToolTip("Settle (Ctrl+Enter)")
+        settle_key = QShortcut(QKeySequence("Ctrl+Return"), self, self.settle)
+        settle_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         self.status = QLabel("")
         self.status.setObjectName("muted")
         self.status.setWordWrap(True)
@@ -277,7 +283,7 @@ class AdjudicationPanel(QWidget):
         d = self.detail
         self.detail = d = self.store.item(d.id)  # the gold may have changed since it was shown
         self.title.setText(f"Adjudication · {d.record_id}")
-        self.snapshot = annotate.snapshot(self.store, d.id, self.session.name)
+        self.snapshot = self.session.review.snapshot(d.id)
         anns = sorted([x for x in [self.snapshot.mine, *self.snapshot.others] if x is not None and x.draft.verdict],
                       key=lambda x: x.annotator)
         adj = self.snapshot.adjudication
@@ -302,7 +308,14 @@ class AdjudicationPanel(QWidget):
     def _show_comparison(self, kind: str) -> None:
         rows = comparison_rows(self.a, self.b, kind)
         self.table.setRowCount(len(rows))
-        self.table.setHorizontalHeaderLabels([f"A: {self.a.annotator}", f"B: {self.b.annotator}"])
+        firsts = self.snapshot.first_submissions if self.snapshot is not None else {}
+
+        def header(key: str, ann) -> str:
+            first = firsts.get(ann.annotator)
+            revised = f"; first submitted: {first.verdict}" if first and first.verdict != ann.draft.verdict else ""
+            return f"{key}: {ann.annotator} (latest, v{ann.version}{revised})"
+
+        self.table.setHorizontalHeaderLabels([header("A", self.a), header("B", self.b)])
         self.table.setVerticalHeaderLabels([r[0] for r in rows])
         changed = QBrush(theme.colors()["changed"])
         self.differing_rows = []
@@ -319,9 +332,11 @@ class AdjudicationPanel(QWidget):
         height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + sum(
             self.table.rowHeight(r) for r in range(self.table.rowCount()))
         self.table.setMinimumHeight(min(height, 420))
-        reasons = resolution.differences(self.a.draft, self.b.draft)
-        self.reasons.setText("Disagreement: " + html.escape("; ".join(reasons)) if reasons
-                             else "The two annotations agree (automatic resolution was off).")
+        firsts = self.snapshot.first_submissions
+        fa, fb = firsts.get(self.a.annotator), firsts.get(self.b.annotator)
+        reasons = differences(fa, fb) if fa and fb else differences(self.a.draft, self.b.draft)
+        self.reasons.setText("First submissions differ: " + html.escape("; ".join(reasons)) if reasons
+                             else "The two first submissions agree (automatic settlement is off for this dataset).")
 
     def _show_three_way(self, original: Any) -> None:
         self.panes["original"].show_value("Original gold", original, [])
@@ -343,8 +358,11 @@ class AdjudicationPanel(QWidget):
             self.panes["merge"].show_value("Merge of A and B", self.merged.merged,
                                            describe_changes(original, self.merged.merged), original)
         self.pick_merge.setEnabled(not self.merged.conflicts)
-        self.pick_a.setText(f"Take A ({self.a.annotator})")
-        self.pick_b.setText(f"Take B ({self.b.annotator})")
+        # Short labels (a login can be long and would widen the whole window); the name is in the tooltip.
+        self.pick_a.setText("Take A")
+        self.pick_b.setText("Take B")
+        self.pick_a.setToolTip(f"Take {self.a.annotator}'s gold")
+        self.pick_b.setToolTip(f"Take {self.b.annotator}'s gold")
 
     def _prefill(self, adj) -> None:
         da, db = self.a.draft, self.b.draft
@@ -401,8 +419,9 @@ class AdjudicationPanel(QWidget):
         verdict = self.verdict.value
         if verdict is None:
             out.append("choose the final verdict")
-        if verdict == "pass" and self.ambiguity.value == "high":
-            out.append("High ambiguity must be Fix or Reject")
+        if verdict is not None:  # the protocol's verdict rules (rubric.problems), e.g. High ambiguity vs Pass
+            decision = Draft(verdict=verdict, ambiguity=self.ambiguity.value)
+            out += [p.message for p in problems(decision, "") if p.level == "error" and p.field == "verdict"]
         if verdict == "fix":
             if self.editor.syntax_error:
                 out.append("the final gold is not valid JSON")
@@ -416,7 +435,9 @@ class AdjudicationPanel(QWidget):
 
     def _update_problems(self) -> None:
         found = self.blockers()
-        self.verdict.buttons["pass"].setEnabled(self.ambiguity.value != "high")
+        # Pass allowed or not by the protocol's own rule (rubric.problems), not a copy of it.
+        as_pass = Draft(verdict="pass", ambiguity=self.ambiguity.value)
+        self.verdict.buttons["pass"].setEnabled(not [p for p in problems(as_pass, "") if p.field == "verdict"])
         color = theme.colors()["bad"].name()
         self.problems.setText("".join(f"<div style='color:{color}'>✗ {html.escape(p)}</div>" for p in found))
         self.settle_button.setEnabled(not found)
@@ -431,8 +452,11 @@ class AdjudicationPanel(QWidget):
         rubric = {"ambiguity": self.ambiguity.value, "difficulty": self.difficulty.value}
         final = self.editor.value if verdict == "fix" else None
         try:
-            view = resolution.adjudicate(self.store, self.detail.id, self.session.name, verdict, final,
-                                         self.rationale.toPlainText().strip(), rubric, self.expected_version)
+            snap = self.snapshot
+            seen = {x.annotator: x.version for x in [snap.mine, *snap.others] if x is not None}
+            view = self.session.review.adjudicate(self.detail.id, verdict, final, self.rationale.toPlainText().strip(),
+                                                  rubric, self.expected_version, item_version=snap.item_version,
+                                                  annotation_versions=seen)
         except StaleWrite as exc:
             self.banner.show_message(
                 "This item was settled meanwhile in another window or by someone else "

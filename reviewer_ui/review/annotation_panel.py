@@ -5,11 +5,13 @@ the whole window after ``set_shortcut_context(Qt.WindowShortcut)``):
 P / F / R verdict · 1-5 toggle the kind's checks (yes <-> no) · A cycles the
 ambiguity · D confirms the suggested difficulty, then toggles it · E opens the
 fix editor · N saves and moves to the next item of my queue · Ctrl+Z undoes.
+A verdict (P / R, or F once the fix is saved) is the submission; with the session's
+"advance after verdict" setting (on by default) the next item of my queue follows.
 
 Contracts:
-- Every change is saved at once with ``annotate.save_annotation`` (one small
-  transaction, run synchronously on the GUI thread: a few milliseconds) based
-  on the version this panel last read or wrote. The note is saved after typing
+- Every change is saved at once through the session's ``Review.annotate`` (one
+  small transaction, run synchronously on the GUI thread: a few milliseconds),
+  based on the annotation version and the item version this panel last read. The note is saved after typing
   pauses (``NOTE_SAVE_DELAY_MS``) and before leaving the item.
 - A draft the protocol forbids (High ambiguity passed, a Fix without a changed
   gold) stays local and unsaved, with the reason shown inline.
@@ -17,8 +19,11 @@ Contracts:
   is shown with a Reload action and nothing is written until the user reloads.
 - Undo restores the previously saved draft by saving it again as a new
   version (the audit log keeps every version); the history lasts the session.
-- Blindness: the panel shows only what ``annotate.snapshot(item, viewer)``
-  returns; hidden annotations are only counted.
+- Blindness: the panel shows only what ``Review.snapshot`` returns: for an
+  annotator their own annotation and a status phrase, never another annotation.
+- Fixed layout: the verdict row and the line under it keep their place and size
+  whatever the draft (a blocked Pass is a disabled button and a reserved line),
+  so nothing moves under the pointer.
 """
 
 from __future__ import annotations
@@ -36,13 +41,11 @@ from PySide6.QtWidgets import (
 from sqlalchemy.exc import SQLAlchemyError
 
 from reviewer.errors import ReviewerError, StaleWrite
-from reviewer.review import annotate
-from reviewer.review.annotate import ProtocolViolation
+from reviewer.review import AnnotationView, Draft, ProtocolViolation, ReviewSnapshot
 from reviewer.review.patch import make_patch
 from reviewer.review.rubric import (
-    AMBIGUITY, CHECK_LABELS, ERROR_TAGS, TAXONOMIES_BY_KIND, Draft, checks_for, problems, suggested_difficulty,
+    AMBIGUITY, CHECK_LABELS, ERROR_TAGS, TAXONOMIES_BY_KIND, checks_for, problems, suggested_difficulty,
 )
-from reviewer.review.views import AnnotationView, ReviewSnapshot
 from reviewer_ui import theme
 from reviewer_ui.review.fix_editor import FixEditor
 from reviewer_ui.review.widgets import Banner, ChoiceRow, rich_label, summarize
@@ -92,6 +95,10 @@ class AnnotationPanel(QWidget):
         self.who = QLabel("")
         self.who.setTextFormat(Qt.TextFormat.PlainText)
         self.who.setObjectName("muted")
+        # The item's status (what an annotator may know of its progress), one line in the header.
+        self.stage_label = QLabel("")
+        self.stage_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.stage_label.setObjectName("stageStatus")
         self.banner = Banner("Reload")
         self.banner.action.clicked.connect(self.reload)
 
@@ -100,6 +107,8 @@ class AnnotationPanel(QWidget):
         self.pass_note = QLabel("")
         self.pass_note.setObjectName("muted")
         self.pass_note.setWordWrap(True)
+        # Two lines reserved whether or not Pass is blocked: nothing below jumps when it is.
+        self.pass_note.setFixedHeight(self.pass_note.fontMetrics().lineSpacing() * 2 + 2)
 
         self.checks_box = QGroupBox("Checks")
         self.checks_grid = QGridLayout(self.checks_box)
@@ -150,6 +159,7 @@ class AnnotationPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(head)
+        layout.addWidget(self.stage_label)
         layout.addWidget(self.banner)
         layout.addWidget(self.verdict)
         layout.addWidget(self.pass_note)
@@ -205,7 +215,7 @@ class AnnotationPanel(QWidget):
         if self.detail is None:
             return
         self._note_timer.stop()
-        self.snapshot = annotate.snapshot(self.store, self.detail.id, self.session.name)
+        self.snapshot = self.session.review.snapshot(self.detail.id)
         mine = self.snapshot.mine
         self.version = mine.version if mine else None
         self.saved_draft = copy.deepcopy(mine.draft) if mine else None
@@ -215,10 +225,14 @@ class AnnotationPanel(QWidget):
         self.banner.hide()
         self.title.setText(f"Annotation · {self.detail.record_id}")
         self.who.setText(f"as {self.session.name}")
-        self._set_enabled(True)
+        settled = self.snapshot.stage.settled
+        self._set_enabled(not settled)
         self._refresh()
         self._show_others()
-        self._set_status(f"Saved version {self.version}." if mine else "Not annotated by you yet.")
+        if settled:
+            self._set_status("Settled: annotations can no longer be revised.")
+        else:
+            self._set_status(f"Saved version {self.version}." if mine else "Not annotated by you yet.")
 
     def _identity_changed(self) -> None:
         self.undo_history.clear()
@@ -293,7 +307,6 @@ class AnnotationPanel(QWidget):
         blockers = self._pass_blockers(d)
         self.verdict.buttons["pass"].setEnabled(not blockers)
         self.pass_note.setText(f"Pass is unavailable: {blockers}" if blockers else "")
-        self.pass_note.setVisible(bool(blockers))
         ops = self._patch_ops(d)
         if d.fixed_gold is not None and d.verdict == "fix":
             self.fix_summary.setText(f"Fix: {ops} patch operation(s) on the gold")
@@ -304,12 +317,11 @@ class AnnotationPanel(QWidget):
         self._show_problems(problems(d, self.detail.kind, ops))
 
     def _pass_blockers(self, d: Draft) -> str:
-        if d.ambiguity == "high":
-            return "High ambiguity must be Fix or Reject (paper 001 Appendix D)."
-        failed = [c for c in self.check_rows if d.checks.get(c) is False]
-        if failed:
-            return "a failed check (" + ", ".join(failed) + ") must be Fix or Reject."
-        return ""
+        """Why Pass is not allowed for this draft: the protocol's own rules (rubric.problems), not a copy."""
+        as_pass = copy.deepcopy(d)
+        as_pass.verdict, as_pass.fixed_gold = "pass", None
+        found = [p.message for p in problems(as_pass, self.detail.kind) if p.level == "error" and p.field == "verdict"]
+        return "; ".join(found) + ("." if found else "")
 
     def _patch_ops(self, d: Draft) -> int:
         if d.verdict != "fix" or d.fixed_gold is None:
@@ -325,19 +337,15 @@ class AnnotationPanel(QWidget):
 
     def _show_others(self) -> None:
         snap = self.snapshot
+        self.stage_label.setText(f"Status: {snap.status}")
         lines = []
-        if snap.hidden_others:
-            n = snap.hidden_others
-            lines.append(f"<i>{n} other annotation{'s' if n != 1 else ''} hidden until adjudication</i>")
-        for other in snap.others:
+        for other in snap.others:  # adjudicators only: annotators never get others
             lines.append(f"{html.escape(other.annotator)}: {summarize(other.draft)}")
         if snap.adjudication is not None:
             a = snap.adjudication
             who = "automatically (both agreed)" if a.resolution == "auto" else f"by {html.escape(a.adjudicator or '?')}"
             lines.append(f"<b>Settled</b> {who}: {html.escape(a.verdict)}"
                          + (f" · {html.escape(a.rationale)}" if a.rationale and a.resolution != "auto" else ""))
-        elif snap.stage == "disagreement":
-            lines.append("<b>In the adjudication queue</b>: the annotations disagree")
         self.others_label.setText("<br>".join(lines))
         self.others_label.setVisible(bool(lines))
 
@@ -366,6 +374,8 @@ class AnnotationPanel(QWidget):
             self._edited(verdict=verdict)
         if verdict == "fix" and self.draft.fixed_gold is None:
             self.open_fix_editor()
+        else:
+            self._after_verdict(verdict)
 
     def set_check(self, check: str, value: bool | None) -> None:
         if self._editable():
@@ -446,7 +456,8 @@ class AnnotationPanel(QWidget):
             self._set_status("Not saved yet: resolve the problem shown above.")
             return None
         try:
-            view = annotate.save_annotation(self.store, self.detail.id, self.session.name, draft, self.version)
+            view = self.session.review.annotate(self.detail.id, draft, self.version,
+                                                item_version=self.snapshot.item_version)
         except StaleWrite as exc:
             self._show_stale(exc)
             return None
@@ -461,9 +472,21 @@ class AnnotationPanel(QWidget):
                 copy.deepcopy(self.saved_draft) if self.saved_draft is not None else Draft())
         self.version = view.version
         self.saved_draft = copy.deepcopy(view.draft)
+        if view.draft.verdict is not None:  # a submission may move the item's stage: show its new status
+            try:
+                self.snapshot = self.session.review.snapshot(self.detail.id)
+                self._show_others()
+            except (ReviewerError, SQLAlchemyError):
+                pass  # the status line catches up on the next reload
         self._set_status(f"Saved version {view.version}.")
         self.saved.emit(view)
         return view
+
+    def _after_verdict(self, verdict: str) -> None:
+        """A verdict was submitted: move on when the session asks to (the setting)."""
+        if (self.saved_draft is not None and self.saved_draft.verdict == verdict and not self.stale
+                and self.session.advance_after_verdict):
+            self.save_and_next()
 
     def _show_stale(self, exc: StaleWrite) -> None:
         self.stale = True
@@ -516,6 +539,7 @@ class AnnotationPanel(QWidget):
     def _fix_saved(self, value) -> None:
         if self.apply_fix(value) and self.fix_dialog is not None:
             self.fix_dialog.close()
+            self._after_verdict("fix")
 
     # -- navigation --------------------------------------------------------------------------
 
@@ -524,7 +548,7 @@ class AnnotationPanel(QWidget):
         if self.detail is None:
             return None
         self.flush_note()
-        nxt = annotate.next_for(self.store, self.detail.dataset_id, self.session.name, self.detail.position)
+        nxt = self.session.review.next_item(self.detail.dataset_id, self.detail.position)
         if nxt is None:
             self._set_status("Your queue is empty: every item that needs you has your annotation.")
             self.queue_done.emit()

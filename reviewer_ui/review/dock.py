@@ -35,6 +35,7 @@ def install(window) -> ReviewWorkspace:
     repaint = QTimer(ws, singleShot=True, interval=TABLE_REFRESH_DELAY_MS)
     repaint.timeout.connect(window.model.refresh)
     ws.annotation.saved.connect(repaint.start)
+    ws.external_change.connect(repaint.start)  # others' changes (live updates)
     # The Review column is blind like the panel: it shows what this reviewer may see.
     follow_identity = lambda: window.model.set_viewer(ws.session.name, ws.session.is_adjudicator)  # noqa: E731
     ws.session.changed.connect(follow_identity)

@@ -15,8 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QProgressBar, QPushButton, QVBoxLayout, QWidget,
 )
 
-from reviewer.review import annotate, resolution
-from reviewer.review.views import Progress, QueueEntry
+from reviewer.review import Progress, QueueEntry
 
 
 @dataclass(frozen=True)
@@ -25,12 +24,13 @@ class Queues:
     queue: list[QueueEntry]
 
 
-def fetch_queues(ctx, store, dataset_id: int, viewer: str) -> Queues:
-    """Job body (worker thread, no widgets): the viewer's progress and the adjudication queue."""
-    progress = annotate.progress(store, dataset_id, viewer)
+def fetch_queues(ctx, review, dataset_id: int) -> Queues:
+    """Job body (worker thread, no widgets): the viewer's progress and, for adjudicators,
+    the adjudication queue (annotators have none: they never see disputes)."""
+    progress = review.progress(dataset_id)
     if ctx is not None:
         ctx.check_cancelled()
-    return Queues(progress, resolution.queue(store, dataset_id))
+    return Queues(progress, review.queue(dataset_id) if review.may_adjudicate else [])
 
 
 class QueuePanel(QWidget):
@@ -97,7 +97,7 @@ class QueuePanel(QWidget):
             self.queue_list.clear()
             self.mine_label.setText("No dataset chosen.")
             return
-        args = (self.session.store, self.dataset_id, self.session.name)
+        args = (self.session.review, self.dataset_id)
         if self.runner is None:
             self._show(fetch_queues(None, *args))
         else:
@@ -111,18 +111,21 @@ class QueuePanel(QWidget):
         self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine} of {p.items} items")
         self.mine_bar.setRange(0, max(1, p.items))
         self.mine_bar.setValue(p.mine)
+        adjudicator = self.session.is_adjudicator
         self.dataset_label.setText(
-            f"Dataset: {p.annotated_twice} annotated twice · {p.disagreements} disagreement(s) to adjudicate\n"
-            f"{p.settled} settled ({p.auto_resolved} automatically, "
-            f"{p.settled - p.auto_resolved} by an adjudicator)")
+            f"Dataset: {p.annotated_twice} reviewed twice · {p.disagreements} disputed, waiting for you\n"
+            f"{p.settled} settled ({p.auto_resolved} unanimous, {p.settled - p.auto_resolved} adjudicated)"
+            if adjudicator else "Each item you review shows its status: waiting for a second review,\n"
+                                "with the adjudicator, or settled.")
         self.queue_list.clear()
         for entry in queues.queue:
-            item = QListWidgetItem(f"{entry.record_id}   · disagreement {entry.score:.1f}\n    "
+            item = QListWidgetItem(f"{entry.record_id}   · disputed {entry.score:.1f}\n    "
                                    + "; ".join(entry.reasons))
             item.setData(Qt.ItemDataRole.UserRole, entry.item_id)
             self.queue_list.addItem(item)
         if not queues.queue:
-            self.queue_list.addItem("No disagreement waits for adjudication.")
+            self.queue_list.addItem("No disputed item waits for adjudication." if adjudicator
+                                    else "The adjudication queue is the adjudicators'.")
         self.status.setText("")
         self.refreshed.emit(queues)
 
@@ -139,7 +142,7 @@ class QueuePanel(QWidget):
         """Ask for the next item (after the one shown) that still needs my annotation."""
         if self.dataset_id is None:
             return None
-        nxt = annotate.next_for(self.session.store, self.dataset_id, self.session.name, self.position)
+        nxt = self.session.review.next_item(self.dataset_id, self.position)
         if nxt is None:
             self.status.setText("Nothing left: every item that needs you has your annotation.")
             return None

@@ -13,6 +13,10 @@ from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QWidget
 
+from sqlalchemy.exc import SQLAlchemyError
+
+from reviewer.errors import ReviewerError
+from reviewer.review import Draft
 from reviewer_ui.review.adjudication_view import AdjudicationPanel
 from reviewer_ui.review.annotation_panel import AnnotationPanel
 from reviewer_ui.review.identity_dialog import IdentityDialog
@@ -21,10 +25,12 @@ from reviewer_ui.review.release_panel import ReleasePanel
 from reviewer_ui.review.session import ReviewSession
 
 QUEUE_REFRESH_DELAY_MS = 400  # saves come in bursts while annotating; count once they pause
+LIVE_POLL_MS = 1000  # how often others' changes are looked for (a non-blocking poll)
 
 
 class ReviewWorkspace(QTabWidget):
     navigate = Signal(int)  # the host should show this item
+    external_change = Signal()  # someone (maybe another person) changed the review data
 
     def __init__(self, store, runner=None, settings: QSettings | None = None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -72,6 +78,55 @@ class ReviewWorkspace(QTabWidget):
         self.adjudicate_action.triggered.connect(lambda: self.setCurrentWidget(self.annotate_tab))
         self.export_action = QAction("Export Gold…", self)
         self.export_action.triggered.connect(self._export)
+        self._start_live(store)
+
+    # -- live updates -------------------------------------------------------------------------
+
+    def _start_live(self, store) -> None:
+        """Poll for others' changes (LISTEN/NOTIFY on PostgreSQL, data_version on SQLite)."""
+        from reviewer.review.live import ChangeWatcher
+
+        try:
+            self.watcher = ChangeWatcher(store)
+        except Exception:  # noqa: BLE001  live updates are a convenience: without them, Refresh still works
+            self.watcher = None
+            return
+        watcher = self.watcher
+        self.destroyed.connect(lambda *_: watcher.close())
+        self._live_timer = QTimer(self, interval=LIVE_POLL_MS)
+        self._live_timer.timeout.connect(self.poll_changes)
+        self._live_timer.start()
+
+    def stop_live(self) -> None:
+        """Stop polling (the host closes, or its database goes away)."""
+        if getattr(self, "_live_timer", None) is not None:
+            self._live_timer.stop()
+
+    def poll_changes(self) -> bool:
+        """Refresh what is shown when the data changed; True when it did."""
+        if self.watcher is None:
+            return False
+        try:
+            changed = self.watcher.poll()
+        except Exception:  # noqa: BLE001  a dropped connection: stop polling, keep working
+            self._live_timer.stop()
+            return False
+        if not changed:
+            return False
+        panel = self.annotation
+        idle = (panel.detail is not None and not panel.stale and not panel._note_timer.isActive()
+                and (panel.saved_draft or Draft()) == panel.draft)
+        if idle:
+            try:
+                panel.reload()
+            except (ReviewerError, SQLAlchemyError) as exc:  # shown; the next poll tries again
+                panel._set_status(f"Could not refresh: {exc}")
+        self._queue_timer.start()
+        self._stale_tabs.add(self.release)
+        if self.currentWidget() is not self.adjudication:
+            self._stale_tabs.add(self.adjudication)
+        self.external_change.emit()
+        return True
 
     def actions_for_menu(self) -> list[QAction]:
         """The actions a host puts in its Review menu."""
@@ -123,6 +178,9 @@ class ReviewWorkspace(QTabWidget):
     def _go_adjudicate(self, item_id: int) -> None:
         self._stale_tabs.discard(self.adjudication)  # the item comes back through show_item
         self.setCurrentWidget(self.adjudication)
+        if self.detail is not None and self.detail.id == item_id:  # already shown: no new item will come
+            self.adjudication.show_item(self.detail)
+            return
         self.navigate.emit(item_id)
 
     def _export(self) -> None:

@@ -142,6 +142,13 @@ def test_representative_disagreements_most_disputed_first():
     assert d[0].verdicts == {"ann": "pass", "bob": "reject"}
 
 
+def test_verdict_disagreements_are_listed_first_even_with_an_identical_rubric():
+    ratings = [*_hand_review(), rating("i5", "ann", "pass"), rating("i5", "bob", "reject")]
+    d = build_report(ratings, bootstrap=0).disagreements
+    assert [x.item_id for x in d] == ["i4", "i5", "i3"]  # i3: same verdict, rubric differences only
+    assert d[1].n_fields == 0 and d[1].verdicts == {"ann": "pass", "bob": "reject"}
+
+
 def test_nestools_p_counts_unanimous_error_and_error_free_items():
     report = build_report(_hand_review(), bootstrap=0)
     # Any error tag: i1 none/none (N_T), i2 tag/tag (N_F), i3 tag/tag (N_F), i4 none/tag -> 3 / 4.

@@ -45,7 +45,10 @@ def _annotating_child(db_url: str, log_path: str, trial: int, ready) -> None:
         item_id, who = rng.choice(ids), rng.choice(["alice", "bob"])
         mine = snapshot(store, item_id, who).mine
         note = f"t{trial}-{n}"
-        saved = save_annotation(store, item_id, who, Draft(verdict="pass", ambiguity="low", note=note),
+        # alice passes, bob rejects: the items become disputed and stay open to revisions
+        # (a unanimous item is settled, and settled items refuse revisions).
+        verdict = "pass" if who == "alice" else "reject"
+        saved = save_annotation(store, item_id, who, Draft(verdict=verdict, ambiguity="low", note=note),
                                 None if mine is None else mine.version)
         os.write(log, f"{item_id} {who} {saved.version} {note}\n".encode())
         os.fsync(log)

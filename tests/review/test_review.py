@@ -8,7 +8,7 @@ import pytest
 
 from reviewer.errors import StaleWrite
 from reviewer.jobs import silent
-from reviewer.review import annotate, release, resolution
+from reviewer.review import AgreementRule, NotPermitted, Review, Stage, annotate, release, resolution
 from reviewer.review.annotate import ProtocolViolation, save_annotation, snapshot
 from reviewer.review.rubric import Draft, problems
 from reviewer.store.importing import import_dataset
@@ -34,17 +34,23 @@ def items(store):
     return summary.dataset_id, ids
 
 
-def test_annotators_are_blind_until_the_item_reaches_adjudication(store, items):
+def test_annotators_stay_blind_before_and_after_both_submitted(store, items):
     _, ids = items
     annotate.set_role(store, "carol", "adjudicator")
-    save_annotation(store, ids[0], "alice", passed(), None)
+    save_annotation(store, ids[0], "alice", passed(note="alice's note", error_tags=["semantic_ambiguity"]), None)
     seen_by_bob = snapshot(store, ids[0], "bob")
-    assert seen_by_bob.others == [] and seen_by_bob.hidden_others == 1 and seen_by_bob.stage == "open"
+    assert seen_by_bob.others == [] and seen_by_bob.mine is None and seen_by_bob.adjudication is None
+    assert seen_by_bob.status == "not reviewed by you yet"
+    assert snapshot(store, ids[0], "alice").status == "waiting for a second review"
     assert len(snapshot(store, ids[0], "carol").others) == 1  # the adjudicator sees everything
     save_annotation(store, ids[0], "bob", Draft(verdict="reject", checks=dict(OK_CHECKS), ambiguity="high"), None)
-    seen_by_bob = snapshot(store, ids[0], "bob")
-    assert seen_by_bob.stage == "disagreement"
-    assert [a.annotator for a in seen_by_bob.others] == ["alice"] and seen_by_bob.others[0].draft.verdict == "pass"
+    for who, other in (("bob", "alice"), ("alice", "bob")):
+        seen = snapshot(store, ids[0], who)
+        assert seen.stage == Stage.DISPUTED and seen.status == "with the adjudicator"
+        assert seen.others == [] and seen.adjudication is None and seen.first_submissions == {}
+        assert other not in repr(seen)  # nothing of the other annotation, not even the name
+    carol = snapshot(store, ids[0], "carol")
+    assert [a.annotator for a in carol.others] == ["alice", "bob"] and carol.status == "disputed"
 
 
 def test_protocol_rules_block_forbidden_verdicts(store, items):
@@ -74,42 +80,68 @@ def test_saves_are_versioned_and_stale_writes_detected(store, items):
     assert versions == [1, 2]
 
 
-def test_agreeing_fixes_resolve_automatically_and_update_the_gold(store, items):
+def test_agreeing_fixes_settle_as_unanimous_and_update_the_gold(store, items):
     dataset_id, ids = items
     new_gold = {"answer": "corrected", "n": 2}
     save_annotation(store, ids[2], "alice", fixed(new_gold), None)
     assert store.item(ids[2]).gold == {"answer": "A2", "n": 2}  # one annotation settles nothing
+    assert Review(store, "alice").stage(ids[2]) == Stage.ONE_REVIEW
     bob = save_annotation(store, ids[2], "bob", fixed(new_gold), None)
-    snap = snapshot(store, ids[2], "alice")
-    assert snap.stage == "settled" and snap.adjudication.resolution == "auto"
+    snap = Review.for_reports(store).snapshot(ids[2])
+    assert snap.stage == Stage.UNANIMOUS and snap.adjudication.resolution == "auto"
+    assert snapshot(store, ids[2], "alice").status == "settled"
     assert store.item(ids[2]).gold == new_gold
-    # bob changes his mind: the automatic resolution and its gold edit are withdrawn
-    save_annotation(store, ids[2], "bob", passed(), bob.version)
-    assert snapshot(store, ids[2], "alice").stage == "disagreement"
-    assert store.item(ids[2]).gold == {"answer": "A2", "n": 2}
-    assert [e.item_id for e in resolution.queue(store, dataset_id)] == [ids[2]]
+    # a settled item takes no more revisions: the unanimous decision and its gold stand
+    with pytest.raises(ProtocolViolation, match="settled"):
+        save_annotation(store, ids[2], "bob", passed(), bob.version)
+    assert store.item(ids[2]).gold == new_gold and resolution.queue(store, dataset_id) == []
 
 
-def test_queue_sorts_by_disagreement_and_respects_auto_resolution_switch(store, items):
+def test_a_revision_after_a_dispute_does_not_settle_the_item(store, items):
     dataset_id, ids = items
+    save_annotation(store, ids[2], "alice", passed(), None)
+    bob = save_annotation(store, ids[2], "bob", Draft(verdict="reject", ambiguity="low"), None)
+    assert Review(store, "bob").stage(ids[2]) == Stage.DISPUTED
+    revised = save_annotation(store, ids[2], "bob", passed(), bob.version)  # bob now agrees with alice
+    assert revised.version == 2 and revised.draft.verdict == "pass"
+    assert Review(store, "bob").stage(ids[2]) == Stage.DISPUTED  # still the adjudicator's to settle
+    [entry] = resolution.queue(store, dataset_id)
+    assert entry.item_id == ids[2] and entry.reasons[0] == "verdict pass vs reject"  # first submissions
+
+
+def test_queue_lists_verdict_disagreements_first_and_respects_the_dataset_rule(store, items):
+    dataset_id, ids = items
+    annotate.set_role(store, "carol", "adjudicator")
+    carol = Review(store, "carol")
+    assert "the verdict, every rubric field, the fixed gold" in carol.rule(dataset_id).describe()
     # small disagreement: only the difficulty tag
     save_annotation(store, ids[3], "alice", passed(), None)
     save_annotation(store, ids[3], "bob", Draft(verdict="pass", checks=dict(OK_CHECKS), ambiguity="low",
                                                 difficulty="hard"), None)
-    # large disagreement: verdicts differ
-    save_annotation(store, ids[4], "alice", passed(), None)
-    save_annotation(store, ids[4], "bob", Draft(verdict="reject", checks=dict(OK_CHECKS), ambiguity="high"), None)
-    # full agreement, but automatic resolution switched off
-    save_annotation(store, ids[5], "alice", passed(), None, auto_resolve=False)
-    save_annotation(store, ids[5], "bob", passed(), None, auto_resolve=False)
-    q = resolution.queue(store, dataset_id)
+    # a verdict disagreement, on an item before the other one
+    save_annotation(store, ids[4], "alice", Draft(verdict="reject", ambiguity="low"), None)
+    save_annotation(store, ids[4], "bob", passed(), None)
+    # full agreement, but automatic settlement switched off for the dataset
+    carol.set_rule(dataset_id, AgreementRule(auto_settle=False))
+    save_annotation(store, ids[5], "alice", passed(), None)
+    save_annotation(store, ids[5], "bob", passed(), None)
+    q = carol.queue(dataset_id)
     assert [e.item_id for e in q] == [ids[4], ids[3], ids[5]]
-    assert "verdict pass vs reject" in q[0].reasons and q[1].reasons == ["difficulty medium vs hard"]
-    assert q[2].reasons == ["auto-resolution is off"]
+    assert q[0].reasons[0] == "verdict reject vs pass" and q[1].reasons == ["difficulty medium vs hard"]
+    assert q[2].reasons == ["automatic settlement is off for this dataset"]
+    # a verdict-only rule: rubric differences no longer dispute
+    carol.set_rule(dataset_id, AgreementRule(rubric=False, fix=False))
+    save_annotation(store, ids[1], "alice", passed(), None)
+    save_annotation(store, ids[1], "bob", Draft(verdict="pass", checks=dict(OK_CHECKS), ambiguity="medium"), None)
+    assert carol.stage(ids[1]) == Stage.UNANIMOUS
+    with pytest.raises(NotPermitted):
+        Review(store, "alice").queue(dataset_id)  # annotators have no queue of disputes
 
 
 def test_adjudication_settles_with_merged_gold_and_detects_stale_decisions(store, items):
     dataset_id, ids = items
+    annotate.set_role(store, "carol", "adjudicator")
+    annotate.set_role(store, "dave", "adjudicator")
     save_annotation(store, ids[0], "alice", fixed({"answer": "X", "n": 0}), None)
     save_annotation(store, ids[0], "bob", fixed({"answer": "A0", "n": 10}), None)
     snap = snapshot(store, ids[0], "carol")
@@ -117,16 +149,42 @@ def test_adjudication_settles_with_merged_gold_and_detects_stale_decisions(store
 
     m = merge(store.item(ids[0]).gold, snap.others[0].patch, snap.others[1].patch)
     assert m.conflicts == [] and m.merged == {"answer": "X", "n": 10}
+    with pytest.raises(NotPermitted):  # an annotator cannot adjudicate
+        resolution.adjudicate(store, ids[0], "alice", "fix", m.merged, "mine", rubric={"ambiguity": "low"})
     adj = resolution.adjudicate(store, ids[0], "carol", "fix", m.merged, "both fixes are right",
-                                rubric={"ambiguity": "low"})
+                                rubric={"ambiguity": "low"}, item_version=snap.item_version,
+                                annotation_versions={a.annotator: a.version for a in snap.others})
     assert store.item(ids[0]).gold == {"answer": "X", "n": 10} and adj.resolution == "manual"
     with pytest.raises(StaleWrite):
         resolution.adjudicate(store, ids[0], "dave", "reject", None, "late", expected_version=None)
     assert resolution.queue(store, dataset_id) == []
-    # a later annotation edit never overrides a manual decision
+    assert Review(store, "alice").stage(ids[0]) == Stage.ADJUDICATED
+    # a settled item takes no annotation edits at all
     mine = snapshot(store, ids[0], "alice").mine
-    save_annotation(store, ids[0], "alice", passed(), mine.version)
-    assert snapshot(store, ids[0], "alice").adjudication.verdict == "fix"
+    with pytest.raises(ProtocolViolation):
+        save_annotation(store, ids[0], "alice", passed(), mine.version)
+    assert Review.for_reports(store).snapshot(ids[0]).adjudication.verdict == "fix"
+
+
+def test_adjudication_checks_the_item_and_annotation_versions_it_read(store, items):
+    _, ids = items
+    annotate.set_role(store, "carol", "adjudicator")
+    save_annotation(store, ids[1], "alice", passed(), None)
+    bob = save_annotation(store, ids[1], "bob", Draft(verdict="reject", ambiguity="low"), None)
+    snap = snapshot(store, ids[1], "carol")
+    seen = {a.annotator: a.version for a in snap.others}
+    save_annotation(store, ids[1], "bob", Draft(verdict="reject", ambiguity="medium"), bob.version)
+    with pytest.raises(StaleWrite, match="bob's annotation"):
+        resolution.adjudicate(store, ids[1], "carol", "reject", None, "x", item_version=snap.item_version,
+                              annotation_versions=seen)
+    Review(store, "carol").set_gold(ids[1], {"answer": "edited"}, snap.item_version, "typo")
+    with pytest.raises(StaleWrite, match="item"):
+        resolution.adjudicate(store, ids[1], "carol", "fix", {"answer": "other"}, "x",
+                              item_version=snap.item_version)
+    assert Review(store, "carol").stage(ids[1]) == Stage.DISPUTED  # neither attempt wrote anything
+    assert store.item(ids[1]).gold == {"answer": "edited"}
+    with pytest.raises(NotPermitted):
+        Review(store, "alice").set_gold(ids[1], {"answer": "alice's"}, store.item(ids[1]).version)
 
 
 def test_personal_queue_and_progress(store, items):
@@ -136,7 +194,7 @@ def test_personal_queue_and_progress(store, items):
     assert annotate.next_for(store, dataset_id, "alice") == ids[1]
     assert annotate.next_for(store, dataset_id, "alice", after_position=3) == ids[4]
     save_annotation(store, ids[1], "bob", passed(), None)
-    save_annotation(store, ids[1], "carol", passed(), None)  # item 1 has its two annotations
+    save_annotation(store, ids[1], "carol", passed(), None)  # item 1 has its two annotations: unanimous
     assert annotate.next_for(store, dataset_id, "alice", after_position=0) == ids[2]
     p = annotate.progress(store, dataset_id, "alice")
     assert (p.items, p.mine, p.annotated_twice, p.settled, p.auto_resolved, p.disagreements) == (6, 1, 1, 1, 1, 0)
@@ -144,6 +202,7 @@ def test_personal_queue_and_progress(store, items):
 
 def test_release_follows_the_papers_rule_and_exports_provenance(store, items, tmp_path):
     dataset_id, ids = items
+    annotate.set_role(store, "carol", "adjudicator")
     for who in ("alice", "bob"):
         save_annotation(store, ids[0], who, passed(), None)  # unanimous pass
         save_annotation(store, ids[1], who, fixed({"answer": "B", "n": 1}), None)  # unanimous fix
@@ -178,10 +237,13 @@ def test_item_table_review_column_is_blind_too(store, items):
     from reviewer.store.browse import review_states
 
     _, ids = items
+    annotate.set_role(store, "carol", "adjudicator")
     save_annotation(store, ids[0], "alice", passed(), None)
-    assert review_states(store, [ids[0]], "bob")[ids[0]].label() == "1 annotation (1 hidden)"
-    assert review_states(store, [ids[0]], "alice")[ids[0]].label() == "1 annotation (pass)"  # her own
-    assert review_states(store, [ids[0]], "carol", sees_all=True)[ids[0]].label() == "1 annotation (pass)"
+    assert review_states(store, [ids[0]], "bob")[ids[0]].label() == "not reviewed by you yet"
+    assert review_states(store, [ids[0]], "alice")[ids[0]].label() == "yours: pass · waiting for a second review"
+    assert review_states(store, [ids[0]], "carol")[ids[0]].label() == "one review (pass)"
     save_annotation(store, ids[0], "bob", Draft(verdict="reject", ambiguity="high"), None)
-    # two finished annotations that disagree: the item reached adjudication, nothing is hidden
-    assert review_states(store, [ids[0]], "bob")[ids[0]].label() == "2 annotations (disagree)"
+    # both submitted and disputed: still nothing of alice's verdict for bob
+    assert review_states(store, [ids[0]], "bob")[ids[0]].label() == "yours: reject · with the adjudicator"
+    assert review_states(store, [ids[0]], "carol")[ids[0]].label() == "disputed (pass vs reject)"
+    assert review_states(store, [ids[0]], "bob", sees_all=True)[ids[0]].verdicts == ()  # the role decides

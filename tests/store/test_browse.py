@@ -5,7 +5,6 @@ from __future__ import annotations
 from reviewer.jobs import silent
 from reviewer.store import browse
 from reviewer.store.importing import import_dataset
-from reviewer.store.models import Adjudication, Annotation
 from tests.store import records
 
 
@@ -40,25 +39,23 @@ def test_facets_of_another_dataset_are_separate(store):
     assert len(browse.facets(store, ds).categories) == 3
 
 
-def test_review_states_from_annotations_and_adjudications(store):
+def test_review_states_come_from_the_review_core(store):
+    from reviewer.review import Draft, Review
+
     ds = _demo(store, 4)
     ids = [store.find_item(ds, f"q{i}").id for i in range(4)]
-    with store.engine.begin() as conn:
-        conn.execute(Annotation.__table__.insert(), [
-            {"item_id": ids[1], "annotator": "ann", "verdict": "pass"},
-            {"item_id": ids[2], "annotator": "ann", "verdict": "pass"},
-            {"item_id": ids[2], "annotator": "bob", "verdict": "fix"},
-            {"item_id": ids[3], "annotator": "ann", "verdict": "pass"},
-            {"item_id": ids[3], "annotator": "bob", "verdict": "pass"},
-        ])
-        conn.execute(Adjudication.__table__.insert(), [{"item_id": ids[3], "verdict": "pass", "resolution": "auto"}])
-    states = browse.review_states(store, ids)
+    ann, bob = Review(store, "ann"), Review(store, "bob")
+    ann.annotate(ids[1], Draft(verdict="pass"), None)
+    ann.annotate(ids[2], Draft(verdict="pass"), None)
+    bob.annotate(ids[2], Draft(verdict="reject"), None)
+    ann.annotate(ids[3], Draft(verdict="pass"), None)
+    bob.annotate(ids[3], Draft(verdict="pass"), None)
+    states = browse.review_states(store, ids)  # as reports see it: everything
     assert [states[i].label() for i in ids] == [
-        "not annotated", "1 annotation (pass)", "2 annotations (disagree)", "adjudicated: pass",
+        "not annotated", "one review (pass)", "disputed (pass vs reject)", "unanimous: pass",
     ]
-    assert states[ids[2]].verdicts == ("pass", "fix")
+    assert states[ids[2]].verdicts == ("pass", "reject")
     assert browse.review_states(store, []) == {}
-
 
 def test_ordered_ids_follow_the_query_order_and_filters(store):
     from reviewer.store.queries import ItemQuery

@@ -31,12 +31,13 @@ def test_upgrade_applies_later_steps_in_order_and_keeps_data(db_url):
         applied.append(3)
         conn.execute(text("UPDATE item SET reviewed_flag = 1 WHERE record_id = 'q1'"))
 
-    steps = (*MIGRATIONS, Migration(2, "add a flag", add_reviewed_flag), Migration(3, "backfill", backfill))
-    assert upgrade(store.engine, steps) == 3
+    n = MIGRATIONS[-1].version
+    steps = (*MIGRATIONS, Migration(n + 1, "add a flag", add_reviewed_flag), Migration(n + 2, "backfill", backfill))
+    assert upgrade(store.engine, steps) == n + 2
     assert applied == [2, 3]
-    assert upgrade(store.engine, steps) == 3 and applied == [2, 3]  # nothing runs twice
+    assert upgrade(store.engine, steps) == n + 2 and applied == [2, 3]  # nothing runs twice
     with store.engine.connect() as conn:
-        assert current_version(conn) == 3
+        assert current_version(conn) == n + 2
         assert "reviewed_flag" in {c["name"] for c in inspect(conn).get_columns("item")}
         flags = dict(conn.execute(text("SELECT record_id, reviewed_flag FROM item")).all())
     assert flags == {"q0": 0, "q1": 1}
@@ -62,14 +63,15 @@ def test_failed_step_is_undone_whole_and_can_be_retried(db_url):
         if fail[0]:
             raise RuntimeError("disk full")
 
-    steps = (*MIGRATIONS, Migration(2, "add a column and a table", step))
+    top = MIGRATIONS[-1].version
+    steps = (*MIGRATIONS, Migration(top + 1, "add a column and a table", step))
     with pytest.raises(RuntimeError):
         upgrade(store.engine, steps)
     with store.engine.connect() as conn:
-        assert current_version(conn) == 1
+        assert current_version(conn) == top
         assert _schema(conn) == before  # the column and the table are gone too
     fail[0] = False
-    assert upgrade(store.engine, steps) == 2  # no "duplicate column": the retry starts clean
+    assert upgrade(store.engine, steps) == top + 1  # no "duplicate column": the retry starts clean
     with store.engine.connect() as conn:
         after = _schema(conn)
     assert "half_done" in after["item"] and "step_side_table" in after

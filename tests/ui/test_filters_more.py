@@ -265,4 +265,4 @@ def test_review_column_sorts_by_progress(qtbot, win, sample_store):
     win.table.sortByColumn(COL["Review"], Qt.SortOrder.DescendingOrder)
     a = sample_store.annotated
     assert _shown_ids(win)[:3] == [a["settled"], a["disagreement"], a["in_review"]]
-    assert [win.model.index(r, COL["Review"]).data() for r in range(3, 32)] == ["not annotated"] * 29
+    assert [win.model.index(r, COL["Review"]).data() for r in range(3, 32)] == ["not reviewed by you yet"] * 29  # an annotator's view (blind)

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from reviewer.jobs import silent
 from reviewer.store import Store
 from reviewer.store.importing import import_dataset, import_run
-from reviewer.store.models import Annotation, Output, Score
+from reviewer.store.models import Output, Score
 from reviewer.store.queries import ItemQuery
 from tests.store import records
 from tests.ui.modeltest import model_tester
@@ -79,8 +79,10 @@ def test_review_state_and_scores_columns(big_store, qtbot):
     ds = big_store.dataset_id
     run = import_run(big_store.engine, ds, records.run([records.output(0), records.output(1)]), silent())
     q0, q1 = big_store.find_item(ds, "q0").id, big_store.find_item(ds, "q1").id
+    from reviewer.review import Draft, Review
+
+    Review(big_store, "ann").annotate(q1, Draft(verdict="reject"), None)  # the core keeps the stage
     with big_store.engine.begin() as conn:
-        conn.execute(Annotation.__table__.insert(), [{"item_id": q1, "annotator": "ann", "verdict": "fix"}])
         outputs = dict(conn.execute(Output.__table__.select().with_only_columns(
             Output.__table__.c.item_id, Output.__table__.c.id)).all())
         conn.execute(Score.__table__.insert(), [
@@ -89,7 +91,7 @@ def test_review_state_and_scores_columns(big_store, qtbot):
         ])
     model = _model(big_store, qtbot)
     assert model.data(model.index(0, COL["Review"])) == "not annotated"
-    assert model.data(model.index(1, COL["Review"])) == "1 annotation (fix)"
+    assert model.data(model.index(1, COL["Review"])) == "one review (reject)"
     assert model.data(model.index(0, COL["Score"])) == ""  # no run selected
     model.set_scores(big_store.run_scores(run.run_id))
     assert [model.data(model.index(r, COL["Score"])) for r in range(3)] == ["1", "0", "—"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewer.review import resolution
+from reviewer.review import annotate, resolution
 from reviewer.review.annotate import save_annotation, snapshot
 from reviewer.review.rubric import Draft
 from reviewer_ui.review.adjudication_view import AdjudicationPanel
@@ -52,7 +52,7 @@ def test_side_by_side_highlights_the_differences(qtbot, sqlite_store, dataset, t
     view = view_for(carol)
     assert not view.body.isHidden()
     headers = [view.table.horizontalHeaderItem(i).text() for i in range(2)]
-    assert headers == ["A: alice", "B: bob"]
+    assert headers == ["A: alice (latest, v1)", "B: bob (latest, v1)"]
     labels = [view.table.verticalHeaderItem(r).text() for r in view.differing_rows]
     assert labels == ["Ambiguity", "Note", "Fix"]
     fix_row = view.differing_rows[-1]
@@ -115,6 +115,7 @@ def test_edited_gold_and_pass_with_high_ambiguity_are_blocked(qtbot, sqlite_stor
 def test_stale_decision_is_shown_not_overwritten(qtbot, sqlite_store, dataset, two_fixes, carol, view_for):
     view = view_for(carol)
     # another adjudicator settles it first
+    annotate.set_role(sqlite_store, "dora", "adjudicator")
     resolution.adjudicate(sqlite_store, two_fixes, "dora", "reject", None, "source unusable",
                           {"ambiguity": "high"}, None)
     view.pick_a.click()

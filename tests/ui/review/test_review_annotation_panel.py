@@ -141,16 +141,19 @@ def test_a_change_made_elsewhere_is_reported_and_never_overwritten(qtbot, sqlite
     assert (draft.ambiguity, draft.note) == ("low", "other window")
 
 
-def test_blindness_counts_the_hidden_annotation_only(qtbot, sqlite_store, dataset, alice, bob, panel_for):
+def test_the_panel_never_shows_another_annotation_before_or_after_both_submitted(qtbot, sqlite_store, dataset,
+                                                                                  alice, bob, panel_for):
     item_id = dataset[1]["q1"]
     save_annotation(sqlite_store, item_id, "bob", Draft(verdict="reject", note="bob's secret reason"), None)
     panel = panel_for(alice, "q1")
-    assert "1 other annotation hidden until adjudication" in panel.others_label.text()
-    assert "secret" not in panel.others_label.text()
+    seen = panel.stage_label.text() + panel.others_label.text()
+    assert "not reviewed by you yet" in seen
+    assert "secret" not in seen and "bob" not in seen
     press(qtbot, panel, Qt.Key.Key_P)  # now the item has two verdicts that disagree
     panel.reload()
-    assert "bob" in panel.others_label.text() and "secret" in panel.others_label.text()
-    assert "adjudication queue" in panel.others_label.text()
+    text = panel.stage_label.text() + panel.others_label.text()
+    assert "with the adjudicator" in text
+    assert "bob" not in text and "secret" not in text and "reject" not in text  # still blind
 
 
 def test_n_goes_to_the_next_item_i_have_not_annotated(qtbot, sqlite_store, dataset, alice, panel_for):
@@ -208,7 +211,8 @@ def test_identity_switch_shows_the_other_annotators_view(qtbot, sqlite_store, da
     alice.set_identity("dave")
     assert panel.who.text() == "as dave"
     assert not any(b.isChecked() for b in panel.verdict.buttons.values())
-    assert "1 other annotation hidden" in panel.others_label.text()
+    seen = panel.stage_label.text() + panel.others_label.text()
+    assert "not reviewed by you yet" in seen and "reject" not in seen
 
 
 def test_a_pending_note_is_saved_under_the_old_name_when_identity_changes(qtbot, sqlite_store, dataset, alice,
@@ -228,3 +232,34 @@ def test_checks_and_tags_follow_the_item_kind(qtbot, sqlite_store, dataset, alic
     assert list(panel.check_rows) == ["schema_conformance", "content_faithfulness", "cross_field_consistency"]
     assert panel.tags.topLevelItem(0).text(0) == "tool output (paper 000)"
     assert panel.suggested.text().startswith("Suggested: Medium (depth 1)")
+
+
+def test_identity_dialog_says_local_profiles_are_not_access_control(qtbot, sqlite_store, alice):
+    from reviewer_ui.review.identity_dialog import IdentityDialog
+
+    dialog = IdentityDialog(alice)
+    qtbot.addWidget(dialog)
+    assert "Local profiles are not access control" in dialog.note.text()
+    assert not dialog.name.isReadOnly()  # a local profile can be switched (it is not a security boundary)
+
+
+def test_p_submits_and_advances_to_the_next_item_and_the_verdict_row_does_not_move(qtbot, sqlite_store, dataset,
+                                                                                    alice, panel_for):
+    _, ids = dataset
+    panel = panel_for(alice, "q0")
+    top = panel.verdict.buttons["pass"].mapTo(panel, panel.verdict.buttons["pass"].rect().topLeft())
+    below = panel.checks_box.mapTo(panel, panel.checks_box.rect().topLeft())
+    press(qtbot, panel, Qt.Key.Key_2)  # content faithfulness: Yes
+    press(qtbot, panel, Qt.Key.Key_2)  # ... No: Pass becomes unavailable, a reason is shown
+    assert not panel.verdict.buttons["pass"].isEnabled() and "Pass is unavailable" in panel.pass_note.text()
+    assert panel.checks_box.mapTo(panel, panel.checks_box.rect().topLeft()) == below  # nothing moved
+    assert panel.verdict.buttons["pass"].mapTo(panel, panel.verdict.buttons["pass"].rect().topLeft()) == top
+    press(qtbot, panel, Qt.Key.Key_2)  # Yes again
+    with qtbot.waitSignal(panel.navigate) as sig:
+        press(qtbot, panel, Qt.Key.Key_P)
+    assert sig.args == [ids["q1"]]
+    alice.set_advance_after_verdict(False)
+    panel.show_item(sqlite_store.item(ids["q1"]))
+    with qtbot.assertNotEmitted(panel.navigate):
+        press(qtbot, panel, Qt.Key.Key_R)
+    assert stored(sqlite_store, ids["q1"], "alice").verdict == "reject"

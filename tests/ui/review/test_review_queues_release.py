@@ -38,15 +38,22 @@ def reviewed(sqlite_store, dataset):
 
 
 def test_progress_and_queue_sorted_by_disagreement_with_reasons(qtbot, sqlite_store, dataset, reviewed, alice,
-                                                                 runner):
+                                                                 carol, runner):
     panel = QueuePanel(alice, runner)
     qtbot.addWidget(panel)
     with qtbot.waitSignal(panel.refreshed, timeout=10000):
         panel.set_dataset(dataset[0])
     assert panel.mine_label.text() == "You (alice) annotated 4 of 5 items"
     assert panel.mine_bar.value() == 4 and panel.mine_bar.maximum() == 5
-    assert "3 annotated twice" in panel.dataset_label.text()
-    assert "2 disagreement(s) to adjudicate" in panel.dataset_label.text() and "1 settled (1 automatically" in panel.dataset_label.text()
+    # an annotator has no adjudication queue and no dataset-wide dispute counts
+    assert panel.queue_list.count() == 1 and "adjudicators'" in panel.queue_list.item(0).text()
+    assert "disputed" not in panel.dataset_label.text()
+    panel = QueuePanel(carol, runner)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.refreshed, timeout=10000):
+        panel.set_dataset(dataset[0])
+    assert "3 reviewed twice" in panel.dataset_label.text()
+    assert "2 disputed" in panel.dataset_label.text() and "1 settled (1 unanimous" in panel.dataset_label.text()
     rows = [panel.queue_list.item(i) for i in range(panel.queue_list.count())]
     assert [r.data(Qt.ItemDataRole.UserRole) for r in rows] == [reviewed["q2"], reviewed["q1"]]
     assert "verdict pass vs reject" in rows[0].text() and "difficulty medium vs hard" in rows[1].text()
@@ -59,9 +66,6 @@ def test_next_unannotated_and_activating_a_queue_entry(qtbot, sqlite_store, data
     with qtbot.waitSignal(panel.navigate) as sig:
         panel.next_unannotated()
     assert sig.args == [reviewed["x0"]]  # the only item alice has not annotated
-    with qtbot.waitSignal(panel.navigate) as sig:
-        panel._activated(panel.queue_list.item(0))  # an annotator is taken to the item
-    assert sig.args == [reviewed["q2"]]
     adj_panel = QueuePanel(carol)
     qtbot.addWidget(adj_panel)
     adj_panel.set_dataset(dataset[0])

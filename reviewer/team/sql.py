@@ -1,0 +1,210 @@
+"""The SQL that makes a PostgreSQL schema a team database (``reviewer team init``).
+
+Rights are PostgreSQL roles (``<prefix>annotator``, ``<prefix>adjudicator``,
+``<prefix>admin``) granted to logins; blindness and assignment are row-level
+security policies, so they hold for any client (the app, the CLI, psql).
+
+What an annotator can read and write, per table:
+
+=================  ==========================================================
+annotation         read/insert/update only their own rows (annotator =
+                   current_user), insert only on items assigned to them; the
+                   first submission is frozen by a trigger, settled items
+                   refuse revisions
+item               read only items assigned to them; no write
+item_review        read the stage of assigned items (columns item_id, stage,
+                   version, updated_at); no write (the trigger writes)
+adjudication       nothing (no privilege at all)
+assignment         read their own rows
+audit_log          read and write only entries whose actor = current_user
+output             read outputs of assigned items only
+dataset, run,      read (names and settings; scores carry no annotation)
+score, blob,
+person
+=================  ==========================================================
+
+Adjudicators read everything, write adjudications, item gold and stages; admins
+also import (dataset, item, run, output, score, blob) and assign.
+
+Automatic settlement needs a comparison of two annotations no annotator may read:
+the trigger ``reviewer_after_submission`` runs as its owner (SECURITY DEFINER)
+and compares only the agreement keys computed by reviewer.review.protocol.
+"""
+
+from __future__ import annotations
+
+ROLE_NAMES = ("annotator", "adjudicator", "admin")
+DEFAULT_PREFIX = "reviewer_"
+
+
+def role(prefix: str, name: str) -> str:
+    return f"{prefix}{name}"
+
+
+def init_statements(prefix: str, schema: str) -> list[str]:
+    ann, adj, adm = (role(prefix, n) for n in ROLE_NAMES)
+    everyone = f"{ann}, {adj}, {adm}"
+    deciders = f"{adj}, {adm}"
+    assigned = ("EXISTS (SELECT 1 FROM assignment a WHERE a.item_id = {col} AND a.annotator = current_user)")
+    stmts = []
+    for r in (ann, adj, adm):
+        stmts.append(f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{r}') "
+                     f"THEN CREATE ROLE {r} NOLOGIN; END IF; END $$")
+    stmts += [
+        "CREATE TABLE IF NOT EXISTS reviewer_team (prefix varchar(60) NOT NULL)",
+        "DELETE FROM reviewer_team",
+        f"INSERT INTO reviewer_team (prefix) VALUES ('{prefix}')",
+        f"GRANT USAGE ON SCHEMA {schema} TO {everyone}",
+        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {everyone}",
+        f"GRANT SELECT ON reviewer_team, reviewer_schema, dataset, item, run, output, score, blob, person, "
+        f"assignment, audit_log TO {everyone}",
+        f"GRANT SELECT, INSERT, UPDATE ON annotation TO {everyone}",
+        f"GRANT INSERT ON audit_log TO {everyone}",
+        f"GRANT SELECT (item_id, stage, version, updated_at) ON item_review TO {ann}",
+        f"GRANT SELECT, INSERT, UPDATE, DELETE ON item_review, adjudication TO {deciders}",
+        f"GRANT UPDATE ON item, dataset TO {deciders}",
+        f"GRANT INSERT, UPDATE, DELETE ON run, output, score TO {deciders}",
+        f"GRANT INSERT, UPDATE, DELETE ON dataset, item, blob, assignment, person TO {adm}",
+        # row-level security
+        "ALTER TABLE annotation ENABLE ROW LEVEL SECURITY",
+        "DROP POLICY IF EXISTS own_annotations ON annotation",
+        f"CREATE POLICY own_annotations ON annotation FOR ALL TO {everyone} USING (annotator = current_user) "
+        f"WITH CHECK (annotator = current_user AND {assigned.format(col='annotation.item_id')})",
+        "DROP POLICY IF EXISTS deciders_read_annotations ON annotation",
+        f"CREATE POLICY deciders_read_annotations ON annotation FOR SELECT TO {deciders} USING (true)",
+        "ALTER TABLE item ENABLE ROW LEVEL SECURITY",
+        "DROP POLICY IF EXISTS assigned_items ON item",
+        f"CREATE POLICY assigned_items ON item FOR SELECT TO {ann} USING ({assigned.format(col='item.id')})",
+        "DROP POLICY IF EXISTS deciders_items ON item",
+        f"CREATE POLICY deciders_items ON item FOR ALL TO {deciders} USING (true) WITH CHECK (true)",
+        "ALTER TABLE item_review ENABLE ROW LEVEL SECURITY",
+        "DROP POLICY IF EXISTS assigned_stages ON item_review",
+        f"CREATE POLICY assigned_stages ON item_review FOR SELECT TO {ann} "
+        f"USING ({assigned.format(col='item_review.item_id')})",
+        "DROP POLICY IF EXISTS deciders_stages ON item_review",
+        f"CREATE POLICY deciders_stages ON item_review FOR ALL TO {deciders} USING (true) WITH CHECK (true)",
+        "ALTER TABLE output ENABLE ROW LEVEL SECURITY",
+        "DROP POLICY IF EXISTS assigned_outputs ON output",
+        f"CREATE POLICY assigned_outputs ON output FOR SELECT TO {ann} USING ({assigned.format(col='output.item_id')})",
+        "DROP POLICY IF EXISTS deciders_outputs ON output",
+        f"CREATE POLICY deciders_outputs ON output FOR ALL TO {deciders} USING (true) WITH CHECK (true)",
+        "ALTER TABLE assignment ENABLE ROW LEVEL SECURITY",
+        "DROP POLICY IF EXISTS own_assignments ON assignment",
+        f"CREATE POLICY own_assignments ON assignment FOR SELECT TO {ann} USING (annotator = current_user)",
+        "DROP POLICY IF EXISTS deciders_assignments ON assignment",
+        f"CREATE POLICY deciders_assignments ON assignment FOR ALL TO {deciders} USING (true) WITH CHECK (true)",
+        "ALTER TABLE audit_log ENABLE ROW LEVEL SECURITY",
+        "DROP POLICY IF EXISTS own_audit ON audit_log",
+        f"CREATE POLICY own_audit ON audit_log FOR ALL TO {everyone} USING (actor = current_user) "
+        "WITH CHECK (actor = current_user)",
+        "DROP POLICY IF EXISTS deciders_audit ON audit_log",
+        f"CREATE POLICY deciders_audit ON audit_log FOR SELECT TO {deciders} USING (true)",
+        _GUARD, _AFTER,
+        "DROP TRIGGER IF EXISTS reviewer_annotation_guard ON annotation",
+        "CREATE TRIGGER reviewer_annotation_guard BEFORE UPDATE ON annotation "
+        "FOR EACH ROW EXECUTE FUNCTION reviewer_annotation_guard()",
+        "DROP TRIGGER IF EXISTS reviewer_after_submission ON annotation",
+        "CREATE TRIGGER reviewer_after_submission AFTER INSERT OR UPDATE ON annotation "
+        "FOR EACH ROW EXECUTE FUNCTION reviewer_after_submission()",
+        f"REVOKE ALL ON FUNCTION reviewer_after_submission() FROM PUBLIC",
+        "DROP TRIGGER IF EXISTS reviewer_notify_review ON item_review",
+        _NOTIFY,
+        "CREATE TRIGGER reviewer_notify_review AFTER INSERT OR UPDATE ON item_review "
+        "FOR EACH ROW EXECUTE FUNCTION reviewer_notify_review()",
+    ]
+    return stmts
+
+
+# Annotations keep their first submission and their owner; settled items take no revisions.
+_GUARD = r"""
+CREATE OR REPLACE FUNCTION reviewer_annotation_guard() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+BEGIN
+  IF OLD.first_key IS NOT NULL THEN
+    NEW.first_key := OLD.first_key;
+    NEW.first_submission := OLD.first_submission;
+  END IF;
+  NEW.annotator := OLD.annotator;
+  NEW.item_id := OLD.item_id;
+  IF EXISTS (SELECT 1 FROM item_review r WHERE r.item_id = NEW.item_id
+             AND r.stage IN ('unanimous', 'adjudicated')) THEN
+    RAISE EXCEPTION 'item % is settled; its annotations can no longer be revised', NEW.item_id
+      USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END $$
+"""
+
+# The state machine's transition at a first submission (reviewer.review.core.settle_after_submission
+# does the same outside team mode): the first two first submissions decide unanimous vs disputed.
+_AFTER = r"""
+CREATE OR REPLACE FUNCTION reviewer_after_submission() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+DECLARE
+  cur text; n int; k int; fs json; rub json; names text; next_stage text;
+  it record;
+BEGIN
+  IF NEW.first_key IS NULL OR (TG_OP = 'UPDATE' AND OLD.first_key IS NOT NULL) THEN
+    RETURN NULL;
+  END IF;
+  SELECT gold, original_gold, version INTO it FROM item WHERE id = NEW.item_id FOR UPDATE;
+  SELECT stage INTO cur FROM item_review WHERE item_id = NEW.item_id;
+  IF cur IS NOT NULL AND cur NOT IN ('not_annotated', 'one_review') THEN
+    RETURN NULL;
+  END IF;
+  SELECT count(*), count(DISTINCT s.first_key), string_agg(s.annotator, ', ' ORDER BY s.id)
+    INTO n, k, names
+    FROM (SELECT id, annotator, first_key FROM annotation
+          WHERE item_id = NEW.item_id AND first_key IS NOT NULL ORDER BY id LIMIT 2) s;
+  IF n < 2 THEN
+    next_stage := 'one_review';
+  ELSIF k = 1 THEN
+    next_stage := 'unanimous';
+    SELECT first_submission INTO fs FROM annotation
+      WHERE item_id = NEW.item_id AND first_key IS NOT NULL ORDER BY id LIMIT 1;
+    SELECT s.first_submission -> 'rubric' INTO rub
+      FROM (SELECT id, first_submission FROM annotation
+            WHERE item_id = NEW.item_id AND first_key IS NOT NULL ORDER BY id LIMIT 2) s
+      ORDER BY CASE s.first_submission -> 'rubric' ->> 'ambiguity'
+               WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END DESC, s.id
+      LIMIT 1;
+    DELETE FROM adjudication WHERE item_id = NEW.item_id;
+    INSERT INTO adjudication (item_id, adjudicator, verdict, final_gold, rubric, rationale, resolution,
+                              version, created_at, updated_at)
+    VALUES (NEW.item_id, NULL, fs ->> 'verdict',
+            CASE WHEN fs ->> 'verdict' = 'fix' THEN fs -> 'fixed_gold' ELSE it.gold END, rub,
+            'unanimous: both annotators (' || names || ') agreed', 'auto', 1,
+            now() AT TIME ZONE 'utc', now() AT TIME ZONE 'utc');
+    INSERT INTO audit_log (at, actor, entity, entity_id, action, before, after)
+    VALUES (now() AT TIME ZONE 'utc', 'auto', 'adjudication', NEW.item_id, 'unanimous', NULL,
+            json_build_object('verdict', fs ->> 'verdict'));
+    IF fs ->> 'verdict' = 'fix' AND (it.gold::jsonb IS DISTINCT FROM (fs -> 'fixed_gold')::jsonb) THEN
+      UPDATE item SET gold = fs -> 'fixed_gold',
+                      gold_edited = ((fs -> 'fixed_gold')::jsonb IS DISTINCT FROM original_gold::jsonb),
+                      version = version + 1
+        WHERE id = NEW.item_id;
+      INSERT INTO audit_log (at, actor, entity, entity_id, action, before, after)
+      VALUES (now() AT TIME ZONE 'utc', 'auto', 'item', NEW.item_id, 'edit_gold',
+              json_build_object('gold', it.gold, 'version', it.version),
+              json_build_object('gold', fs -> 'fixed_gold', 'version', it.version + 1, 'reason', 'unanimous fix'));
+    END IF;
+  ELSE
+    next_stage := 'disputed';
+  END IF;
+  INSERT INTO item_review (item_id, stage, version, updated_at)
+  VALUES (NEW.item_id, next_stage, 1, now() AT TIME ZONE 'utc')
+  ON CONFLICT (item_id) DO UPDATE SET stage = EXCLUDED.stage, version = item_review.version + 1,
+                                      updated_at = EXCLUDED.updated_at;
+  RETURN NULL;
+END $$
+"""
+
+# Live updates: every stage change is announced on channel "reviewer" (reviewer.review.live).
+_NOTIFY = r"""
+CREATE OR REPLACE FUNCTION reviewer_notify_review() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+BEGIN
+  PERFORM pg_notify('reviewer', '');  -- no payload: listeners re-read what they may see
+  RETURN NULL;
+END $$
+"""
