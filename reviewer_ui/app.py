@@ -17,11 +17,27 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSettings, QTimer, Signal
-from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication
+# Core modules the main window uses, imported before PySide6 on purpose: once PySide6
+# is loaded, its import hook reads the source of every module imported after it (to
+# find modules that use its __feature__ switches), which costs more than importing
+# SQLAlchemy, SQLModel and numpy themselves. tests/ui/test_app.py checks that none of
+# those heavy packages is imported after PySide6 on the way to the first window.
+WINDOW_CORE = (
+    "reviewer.store.store", "reviewer.store.browse", "reviewer.store.navigation", "reviewer.store.queries",
+    "reviewer.agreement.render", "reviewer.agreement.report", "reviewer.review", "reviewer.rerun.job",
+    "reviewer.scoring.job", "reviewer.jsondiff", "reviewer.samples",
+)
 
-from reviewer_ui import gcpolicy, theme
+
+def preload_core() -> None:
+    """Import WINDOW_CORE (before PySide6; see above). A module another version lacks is skipped."""
+    from importlib import import_module
+
+    for name in WINDOW_CORE:
+        try:
+            import_module(name)
+        except ImportError:
+            pass
 
 
 def window_title(url: str) -> str:
@@ -37,42 +53,6 @@ def window_title(url: str) -> str:
     return f"reviewer — {describe(url).replace('postgresql+psycopg://', 'postgresql://')}"
 
 
-class SampleFeed(QObject):
-    """Carries ``Landed`` steps of the background first start from the worker thread
-    to the GUI thread (a queued signal; the job never touches a widget)."""
-
-    landed = Signal(object)
-
-
-def start_first_start(window, store) -> tuple[object, SampleFeed]:
-    """Import and score whatever the store lacks of the samples, on the window's runner.
-
-    Returns the job (always started: only the job finds out, off the GUI thread,
-    whether anything is missing) and the feed whose ``landed`` signal fires after each
-    step; the window refreshes its datasets on each, and its Score column when the
-    shown dataset's scores land.
-    """
-    from reviewer.samples import first_start
-
-    feed = SampleFeed(window)
-
-    def on_landed(step) -> None:
-        window.datasets_changed()
-        current = window.current_dataset()
-        if step.what == "scores" and current is not None and current.name == step.sample:
-            window.load_scores()
-
-    def on_error(exc: BaseException, _trace: str) -> None:
-        # A broken sample must not keep the app from working: say so and go on.
-        window.statusBar().showMessage(f"could not import the sample datasets: {exc}", 15000)
-        print(f"reviewer: could not import the sample datasets: {exc}", file=sys.stderr)
-
-    feed.landed.connect(on_landed)
-    job = window.runner.start("first-start samples", first_start, store, score=True,
-                              on_landed=feed.landed.emit, on_error=on_error)
-    return job, feed
-
-
 def main(db: str | None = None, argv: list[str] | None = None,
          on_shown: Callable[[object, object], None] | None = None) -> int:
     """Run the app until its window closes; return the exit code.
@@ -80,6 +60,14 @@ def main(db: str | None = None, argv: list[str] | None = None,
     ``on_shown(window, first_start_job)`` is called once the window is shown (the
     start-up bench and the installed-wheel test use it to observe the first start).
     """
+    preload_core()
+    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from reviewer_ui import gcpolicy, theme
+    from reviewer_ui.first_start import start_first_start
+
     argv = list(sys.argv if argv is None else argv)
     app = QApplication.instance() or QApplication(argv)
     app.setApplicationName("reviewer")

@@ -155,3 +155,29 @@ def test_window_title_names_the_database(tmp_path):
         "reviewer — reviewer.sqlite3 (~/.local/share/reviewer)")
     assert window_title("postgresql+psycopg://ann:s3cret@db.example.org:5432/gold") == (
         "reviewer — postgresql://ann:***@db.example.org:5432/gold")
+
+
+def test_heavy_core_packages_load_before_pyside6_on_the_way_to_the_window():
+    """PySide6's import hook reads the source of every module imported after it: the
+    window's heavy non-Qt dependencies must be in before it (reviewer_ui.app.preload_core)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    code = textwrap.dedent("""
+        import sys
+        from reviewer_ui import app
+        app.preload_core()
+        import PySide6.QtWidgets
+        import reviewer_ui.main_window
+        keys = list(sys.modules)
+        late = sorted({k.split(".")[0] for k in keys[keys.index("PySide6"):]}
+                      & {"sqlalchemy", "sqlmodel", "pydantic", "numpy", "openai", "jsonschema", "openpyxl"})
+        print("LATE:", late)
+        print("OPENAI:", "openai" in sys.modules)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert proc.returncode == 0, proc.stderr
+    assert "LATE: []" in proc.stdout, proc.stdout
+    assert "OPENAI: False" in proc.stdout, "the window imports openai before any request is made"
