@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
-from reviewer.jobs import JobContext, Progress, silent
+from reviewer.jobs import JobContext, silent
 
 
 def _data_dir() -> Path:
@@ -184,4 +184,4 @@ def ensure_samples(
     return first_start(ctx, store, score=score, data_dir=data_dir)
 
 
-__all__ = ["DATA_DIR", "Landed", "Progress", "SAMPLES", "Sample", "ensure_samples", "first_start"]
+__all__ = ["DATA_DIR", "Landed", "SAMPLES", "Sample", "ensure_samples", "first_start"]
