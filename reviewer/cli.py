@@ -67,8 +67,16 @@ def _table(rows: list[list], headers: list[str]) -> str:
     return "\n".join(lines)
 
 
+def _catalog(args):
+    """The quick read-only view of a SQLite store (reviewer.store.catalog), else the Store."""
+    from reviewer.store.catalog import Catalog
+    from reviewer.store.db import resolve_url
+
+    return Catalog.open(resolve_url(args.db)) or _store(args)
+
+
 def cmd_list(args) -> int:
-    store = _store(args)
+    store = _catalog(args)
     if args.dataset is None:
         datasets = store.datasets()
         if not datasets:
@@ -308,6 +316,19 @@ def cmd_formats(args) -> int:
     return EXIT_OK
 
 
+def cmd_install_desktop_entry(args) -> int:
+    from reviewer_ui.desktop import install  # Qt-free: writes files only
+
+    try:
+        written = install()
+    except OSError as exc:
+        raise ReviewerError(f"could not install the desktop entry: {exc}") from exc
+    print("installed for this user:")
+    for path in written:
+        print(f"  {path}")
+    return EXIT_OK
+
+
 def cmd_gui(args) -> int:
     from reviewer_ui.app import main as gui_main  # the only place the CLI reaches into Qt
 
@@ -327,6 +348,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--db", default=None, help=db_help)
     parser.add_argument("--version", action="version", version=f"reviewer {__version__}")
+    parser.add_argument("--install-desktop-entry", action="store_true",
+                        help="add reviewer to your desktop's application menu (Linux: a .desktop file "
+                             "and the icon under $XDG_DATA_HOME), then exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("gui", parents=[common], help="open the desktop app (the default)")
@@ -434,7 +458,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
+    if args.install_desktop_entry:
+        args.func = cmd_install_desktop_entry
+    elif args.command is None:
         args.func = cmd_gui
     try:
         return args.func(args)

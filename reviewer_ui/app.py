@@ -1,52 +1,102 @@
 """Entry point of the desktop app: ``main(db, argv)``.
 
-Creates the QApplication, opens the Store, imports the bundled samples on
-first run, applies the saved theme and shows the main window.
+Creates the QApplication, opens the Store, shows the main window at once, and on a
+first start imports and scores the bundled samples in the background
+(``reviewer.samples.first_start`` on the window's job runner): the status bar shows
+its progress and the table fills as each sample lands.
+
+Start-up order matters for how soon the window is usable: nothing heavy happens
+before ``window.show()`` that the first screen does not need; the helper process for
+big responses is started after the first paint.
 """
 
 from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication
-
-from reviewer.store import Store
-from reviewer_ui import gcpolicy, theme
-
-
-def ensure_samples(store) -> None:
-    """On a first start, import the bundled sample datasets and score their runs."""
-    from reviewer.samples import ensure_samples as _ensure
-
-    _ensure(store, score=True)
+# Core modules the main window uses, imported before PySide6 on purpose: once PySide6
+# is loaded, its import hook reads the source of every module imported after it (to
+# find modules that use its __feature__ switches), which costs more than importing
+# SQLAlchemy, SQLModel and numpy themselves. tests/ui/test_app.py checks that none of
+# those heavy packages is imported after PySide6 on the way to the first window.
+WINDOW_CORE = (
+    "reviewer.store.store", "reviewer.store.browse", "reviewer.store.navigation", "reviewer.store.queries",
+    "reviewer.agreement.render", "reviewer.agreement.report", "reviewer.review", "reviewer.rerun.job",
+    "reviewer.scoring.job", "reviewer.jsondiff", "reviewer.samples",
+)
 
 
-def main(db: str | None = None, argv: list[str] | None = None) -> int:
+def preload_core() -> None:
+    """Import WINDOW_CORE (before PySide6; see above). A module another version lacks is skipped."""
+    from importlib import import_module
+
+    for name in WINDOW_CORE:
+        try:
+            import_module(name)
+        except ImportError:
+            pass
+
+
+def window_title(url: str) -> str:
+    """'reviewer — <the open database>': the file name and folder for SQLite, the
+    URL without its password for a server."""
+    if url.startswith("sqlite:///"):
+        path = Path(url[len("sqlite:///"):])
+        home = Path.home()
+        folder = f"~/{path.parent.relative_to(home)}" if path.parent.is_relative_to(home) else str(path.parent)
+        return f"reviewer — {path.name} ({folder})"
+    from reviewer.store.db import describe
+
+    return f"reviewer — {describe(url).replace('postgresql+psycopg://', 'postgresql://')}"
+
+
+def main(db: str | None = None, argv: list[str] | None = None,
+         on_shown: Callable[[object, object], None] | None = None) -> int:
+    """Run the app until its window closes; return the exit code.
+
+    ``on_shown(window, first_start_job)`` is called once the window is shown (the
+    start-up bench and the installed-wheel test use it to observe the first start).
+    """
+    preload_core()
+    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from reviewer_ui import gcpolicy, theme
+    from reviewer_ui.first_start import start_first_start
+
     argv = list(sys.argv if argv is None else argv)
     app = QApplication.instance() or QApplication(argv)
     app.setApplicationName("reviewer")
     app.setOrganizationName("reviewer")
+    app.setDesktopFileName("reviewer")  # matches the entry --install-desktop-entry writes
+    from reviewer_ui.desktop import icon_file
+
+    app.setWindowIcon(QIcon(str(icon_file("svg"))))
     settings = QSettings("reviewer", "reviewer")
     theme.apply(app, str(settings.value("theme", "light")))
-    store = Store(db)
-    try:
-        ensure_samples(store)
-    except Exception as exc:  # noqa: BLE001 - a broken sample must not keep the app from starting
-        print(f"reviewer: could not import the sample datasets: {exc}", file=sys.stderr)
 
+    from reviewer.store import Store
     from reviewer_ui import parsepool
     from reviewer_ui.main_window import MainWindow
 
-    parsepool.warm_up()  # the helper process that parses big responses off the GIL
+    store = Store(db)
     window = MainWindow(store, settings)
+    window.setWindowTitle(window_title(store.url))
     window.show()
+    job, feed = start_first_start(window, store)  # noqa: F841 - the feed lives as long as the window
+    # The helper process that parses big responses off the GIL: after the first paint.
+    QTimer.singleShot(0, parsepool.warm_up)
     # Objects alive after start-up stay alive: keep full garbage collections
     # (which hold the GIL) from walking them again and again; collect fully
-    # only while the user is idle (ui.gcpolicy).
+    # only while the user is idle (reviewer_ui.gcpolicy).
     gc.freeze()
     idle_collector = gcpolicy.IdleCollector(app, window.runner)  # noqa: F841 - kept alive while the app runs
+    if on_shown is not None:
+        on_shown(window, job)
     try:
         return app.exec()
     finally:

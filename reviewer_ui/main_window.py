@@ -203,6 +203,26 @@ class MainWindow(QMainWindow):
         self.runner.start("datasets", _datasets, self.store, on_result=self._set_datasets,
                           on_error=self._job_error)
 
+    def datasets_changed(self) -> None:
+        """Datasets were added or grew behind the window's back (the first start's
+        background import): refresh the list, and reload the table only when the shown
+        dataset itself changed, so an item being read is not cleared for another's sake."""
+        self.runner.start("datasets", _datasets, self.store, on_result=self._merge_datasets,
+                          on_error=self._job_error)
+
+    def _merge_datasets(self, datasets) -> None:
+        current = self.current_dataset()
+        if current is None or current not in datasets:  # none shown yet, or the shown one changed
+            self._set_datasets(datasets)
+            return
+        self.datasets = datasets
+        self.dataset_box.blockSignals(True)
+        self.dataset_box.clear()
+        for d in datasets:
+            self.dataset_box.addItem(f"{d.name}  ({d.items} items, {d.kind})", d.id)
+        self.dataset_box.setCurrentIndex(datasets.index(current))
+        self.dataset_box.blockSignals(False)
+
     def _set_datasets(self, datasets) -> None:
         self.datasets = datasets
         wanted = self.settings.value("dataset", "")

@@ -12,7 +12,7 @@ Tool names are unique within a record and every expected name must be one of
 its tools. Items: question = message, payload = {"tools": tools}, gold = the
 expected names sorted (selection is scored as a set), category.
 ``write`` gives the lines back; an edited gold replaces ``expected`` in place.
-Sample data from the paper's Appendix A is in ``data/toolselect/``.
+Sample data from the paper's Appendix A is in ``reviewer/samples/data/toolselect/``.
 """
 
 from __future__ import annotations

@@ -13,11 +13,16 @@ import email.utils
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Literal
-
-import openai
+from typing import TYPE_CHECKING, Any, Literal
 
 from reviewer.rerun.secrets import scrub, scrub_value
+
+if TYPE_CHECKING:
+    import openai
+
+# openai is imported where a call is made, not here: it takes longer to import than the
+# whole app window takes to show, and most users of this module (the GUI's Runs panel,
+# the CLI) never send a request in a session.
 
 ErrorKind = Literal["transient", "rate_limited", "rejected", "permanent"]
 
@@ -102,6 +107,8 @@ def _rejected_param(exc: openai.APIStatusError, sent: dict) -> str | None:
 
 def classify(exc: Exception, sent: dict, secret: str | None) -> CallError:
     """Turn an openai exception into a CallError (message scrubbed of ``secret``)."""
+    import openai
+
     message = scrub(f"{type(exc).__name__}: {exc}", secret)
     if isinstance(exc, openai.APITimeoutError):
         return CallError("transient", message)
@@ -132,6 +139,8 @@ class ChatClient:
     """
 
     def __init__(self, base_url: str, api_key: str, timeout: float):
+        import openai
+
         self._secret = api_key
         self._client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout)
         self.base_url = base_url
@@ -141,6 +150,8 @@ class ChatClient:
 
     async def complete(self, body: dict) -> Completion:
         """Send ``body`` (model, messages, parameters) and read the first choice."""
+        import openai
+
         try:
             response = await self._client.chat.completions.create(**body)
         except openai.OpenAIError as exc:

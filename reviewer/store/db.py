@@ -11,9 +11,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sqlalchemy import event
-from sqlalchemy.engine import Engine, make_url
-from sqlmodel import create_engine
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
+# SQLAlchemy and SQLModel are imported inside the functions that use them, so that
+# resolve_url serves quick read-only paths (reviewer.store.catalog) without them.
 
 DB_ENV = "REVIEWER_DB"
 
@@ -46,6 +50,8 @@ def resolve_url(db: str | os.PathLike | None = None) -> str:
 
 def describe(url: str) -> str:
     """The URL with any password hidden, for messages and logs."""
+    from sqlalchemy.engine import make_url
+
     return make_url(url).render_as_string(hide_password=True)
 
 
@@ -59,6 +65,9 @@ def _sqlite_pragmas(dbapi_conn, _record) -> None:
 
 
 def make_engine(url: str) -> Engine:
+    from sqlalchemy import event
+    from sqlmodel import create_engine
+
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False})
         event.listen(engine, "connect", _sqlite_pragmas)

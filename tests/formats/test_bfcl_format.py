@@ -12,6 +12,7 @@ from reviewer.formats.base import ExportItem
 from reviewer.formats.bfcl import BfclFormat
 from reviewer.formats.registry import find_dataset_format
 from reviewer.jobs import silent
+from reviewer.samples import DATA_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 REFDATA = ROOT.parent / "shared" / "refdata" / "SchemaReinforcementLearning" / "schemabench" / "berkeley-function-call-leaderboard" / "data"
@@ -238,7 +239,7 @@ def test_possible_answer_file_given_instead_of_questions(tmp_path):
 
 
 def test_sample_data_imports():
-    folder = ROOT / "data" / "bfcl"
+    folder = DATA_DIR / "bfcl"
     assert find_dataset_format(folder / "BFCL_v3_simple.json").name == "bfcl"
     items = read_items(folder)
     assert len(items) == 6

@@ -16,7 +16,8 @@ from reviewer.errors import InputError, ReviewerError
 from reviewer.formats.base import ExportItem
 from reviewer.formats.deepjson import DeepJsonDataset, DeepJsonPredictions
 from reviewer.jobs import silent
-from tests.conftest import ROOT, refdata
+from reviewer.samples import DATA_DIR
+from tests.conftest import refdata
 
 DATASET = DeepJsonDataset()
 PREDS = DeepJsonPredictions()
@@ -279,7 +280,7 @@ def test_predictions_without_model_output_are_refused(tmp_path):
 
 # --------------------------------------------------------------------------- shipped sample data
 
-SAMPLE = ROOT / "data" / "deepjson"
+SAMPLE = DATA_DIR / "deepjson"
 
 
 def test_sample_data_imports_and_predictions_attach():

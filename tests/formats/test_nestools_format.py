@@ -12,6 +12,7 @@ from reviewer.formats.base import ExportItem
 from reviewer.formats.nestools import NesToolsFormat, NesToolsPredictionsFormat
 from reviewer.formats.registry import find_dataset_format, find_run_format
 from reviewer.jobs import Cancelled, JobContext, silent
+from reviewer.samples import DATA_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 REFDATA = ROOT.parent / "shared" / "refdata" / "NesTools"
@@ -248,7 +249,7 @@ def test_prediction_errors(tmp_path, row, expected):
 
 
 def test_sample_data_imports_with_both_prediction_files():
-    folder = ROOT / "data" / "nestools"
+    folder = DATA_DIR / "nestools"
     assert find_dataset_format(folder / "test_data.jsonl").name == "nestools"
     items = read_items(folder / "test_data.jsonl")
     assert len(items) == 6

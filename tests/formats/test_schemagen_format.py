@@ -12,8 +12,8 @@ from reviewer.formats.base import ExportItem
 from reviewer.formats.registry import find_dataset_format
 from reviewer.formats.schemagen import SchemaGenFormat
 from reviewer.jobs import silent
+from reviewer.samples import DATA_DIR
 
-ROOT = Path(__file__).resolve().parents[2]
 FMT = SchemaGenFormat()
 
 OBJ = {"type": "object", "properties": {"name": {"type": "string", "minLength": 3}}, "required": ["name"]}
@@ -88,7 +88,7 @@ def test_folder_with_two_candidate_files_is_ambiguous(tmp_path):
 
 
 def test_sample_data_imports():
-    path = ROOT / "data" / "schemagen" / "schemagen.jsonl"
+    path = DATA_DIR / "schemagen" / "schemagen.jsonl"
     assert find_dataset_format(path).name == "schemagen"
     items = read_items(path.parent)
     assert len(items) == 5

@@ -15,7 +15,8 @@ from reviewer.errors import InputError
 from reviewer.formats.base import ExportItem, blob_hash
 from reviewer.formats.tooljson import ToolJsonDataset, ToolJsonPredictions, response_text
 from reviewer.jobs import JobContext, silent
-from tests.conftest import REFDATA, ROOT, refdata
+from reviewer.samples import DATA_DIR
+from tests.conftest import REFDATA, refdata
 
 APP, EP = "shop.example.com", "search?"
 Q1 = '"product_name": "Boot", "country": "us"'
@@ -347,7 +348,7 @@ def test_bad_prediction_files_are_named(tmp_path):
 
 # --------------------------------------------------------------------------- shipped sample data
 
-SAMPLE = ROOT / "data" / "tooljson"
+SAMPLE = DATA_DIR / "tooljson"
 
 
 def test_sample_data_imports_and_predictions_attach():

@@ -12,8 +12,8 @@ from reviewer.formats.base import ExportItem
 from reviewer.formats.registry import find_dataset_format
 from reviewer.formats.toolselect import ToolSelectFormat
 from reviewer.jobs import silent
+from reviewer.samples import DATA_DIR
 
-ROOT = Path(__file__).resolve().parents[2]
 FMT = ToolSelectFormat()
 
 TOOLS = [{"name": "Weather", "description": "forecasts"}, {"name": "Calendar", "description": "meetings"},
@@ -90,7 +90,7 @@ def test_errors_name_file_line_and_json_path(tmp_path, row, expected):
 
 
 def test_paper_002_appendix_a_sample():
-    path = ROOT / "data" / "toolselect" / "appendix_a.jsonl"
+    path = DATA_DIR / "toolselect" / "appendix_a.jsonl"
     assert find_dataset_format(path).name == "toolselect"
     items = read_items(path.parent)  # the folder holds one top-level file
     assert len(items) == 32
