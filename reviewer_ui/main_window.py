@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from reviewer.store import browse
 from reviewer.store.navigation import failing_row
 from reviewer.store.queries import ItemQuery
-from reviewer_ui import theme
+from reviewer_ui import docks, theme
 from reviewer_ui.agreement.dock import install as install_agreement
 from reviewer_ui.jobs import JobRunner
 from reviewer_ui.models.item_table import COL, ItemTableModel
@@ -158,6 +158,8 @@ class MainWindow(QMainWindow):
         # it again in the filter bar's mode (same job key: this newer load wins).
         self.runs_panel.scores_changed.connect(
             lambda run_ids: self.load_scores() if self.current_run_id() in run_ids else None)
+        for dock in (self.review_dock, self.runs_dock, self.agreement_dock):
+            docks.keep_usable(self, dock)
         self._restore()
         self.refresh_datasets()
 
@@ -420,16 +422,29 @@ class MainWindow(QMainWindow):
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
         else:
-            self.resize(1400, 860)
-            self.splitter.setSizes([400, 1000])
+            self.resize(self._first_size())
         state = self.settings.value("splitters/mainSplitter")
         if isinstance(state, QByteArray):
             self.splitter.restoreState(state)
+        else:  # the item under review gets the room; the browser a column
+            self.splitter.setSizes([300, 700])
+        if not isinstance(self.settings.value("windowState"), QByteArray) or not self.restoreState(
+                self.settings.value("windowState")):
+            docks.fit_docked(self, self.review_dock)
         if self.settings.value("browserVisible", "true") in ("false", False):
             self.toggle_browser(False)
 
+    def _first_size(self):
+        """1400x860, or what the screen has room for."""
+        from PySide6.QtCore import QSize
+
+        screen = self.screen()
+        avail = screen.availableGeometry().size() if screen is not None else QSize(1400, 860)
+        return QSize(min(1400, avail.width()), min(860, avail.height()))
+
     def save_settings(self) -> None:
         self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("windowState", self.saveState())
         for s in self._splitters():
             self.settings.setValue(f"splitters/{s.objectName()}", s.saveState())
         self.settings.setValue("browserVisible", self.browser.isVisible())

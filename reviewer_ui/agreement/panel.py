@@ -153,8 +153,11 @@ class AgreementPanel(QWidget):
             bar.addWidget(QLabel(label))
             bar.addWidget(widget)
         bar.addStretch(1)
-        bar.addWidget(self.recompute_button)
-        bar.addWidget(self.export_button)
+        # The buttons get a row of their own: the panel lives in a dock beside the item.
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.recompute_button)
+        buttons.addWidget(self.export_button)
 
         self.status = QLabel("")
         self.status.setObjectName("muted")
@@ -181,7 +184,8 @@ class AgreementPanel(QWidget):
         self.breakdown_box = QComboBox()
         self.variable_box = QComboBox()
         for box in (self.breakdown_box, self.variable_box):
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(10)
         self.breakdown_box.currentIndexChanged.connect(self._show_coefficients)
         self.variable_box.currentIndexChanged.connect(self._show_coefficients)
         self.coef_table = QTableWidget()
@@ -226,6 +230,7 @@ class AgreementPanel(QWidget):
         dcol.setContentsMargins(0, 4, 0, 0)
         hint = QLabel("Items whose annotators disagree on the most rubric fields. Click one to open it.")
         hint.setObjectName("muted")
+        hint.setWordWrap(True)
         dcol.addWidget(hint)
         dcol.addWidget(self.disagreement_table)
 
@@ -240,6 +245,7 @@ class AgreementPanel(QWidget):
         col = QVBoxLayout(self)
         col.setContentsMargins(6, 6, 6, 6)
         col.addLayout(bar)
+        col.addLayout(buttons)
         col.addWidget(self.status)
         col.addWidget(self.warnings_area)
         col.addWidget(self.notes)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea
 
 from reviewer_ui.review.dock import show_item
 from reviewer_ui.runs.panel import RunsPanel
@@ -25,7 +25,7 @@ def install(window) -> RunsPanel:
                       current_query=lambda: window.model.query())
     dock = QDockWidget("Runs", window)
     dock.setObjectName("runsDock")
-    dock.setWidget(panel)
+    dock.setWidget(scrolled(panel))
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
     review_dock = getattr(window, "review_dock", None)
     if review_dock is not None:
@@ -60,6 +60,15 @@ def install(window) -> RunsPanel:
     window.runs_panel = panel
     window.runs_dock = dock
     return panel
+
+
+def scrolled(panel) -> QScrollArea:
+    """The panel in a scroll area: a short window scrolls the panel instead of growing."""
+    area = QScrollArea()
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setWidget(panel)
+    return area
 
 
 def _on_annotation(panel: RunsPanel, view) -> None:

@@ -97,16 +97,21 @@ class RunsPanel(QWidget):
         self.tabs.addTab(self.compare, "Compare")
         self.tabs.addTab(self.flips, "Verdicts changed")
 
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.mode_box)
-        for b in (self.score_button, self.rerun_button, self.retry_button, self.cancel_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
+        # Two short rows: the panel shares the window's width with the item under review.
+        score_row, run_row = QHBoxLayout(), QHBoxLayout()
+        score_row.addWidget(self.mode_box)
+        score_row.addWidget(self.score_button)
+        score_row.addStretch(1)
+        score_row.addWidget(self.cancel_button)
+        for b in (self.rerun_button, self.retry_button):
+            run_row.addWidget(b)
+        run_row.addStretch(1)
         top = QWidget()
         col = QVBoxLayout(top)
         col.setContentsMargins(0, 0, 0, 0)
         col.addWidget(self.runs_table, 1)
-        col.addLayout(buttons)
+        col.addLayout(score_row)
+        col.addLayout(run_row)
         col.addWidget(self.progress)
         col.addWidget(self.status)
         report_row = QHBoxLayout()

@@ -62,6 +62,9 @@ class DiffView(QWidget):
         self.path = QLabel("")  # JSON path of the clicked line
         self.path.setObjectName("muted")
         self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Long summaries, paths and run names wrap rather than widen the window.
+        for label in (self.title_left, self.title_right, self.summary, self.path):
+            label.setWordWrap(True)
         self.only_diffs = QCheckBox("Differences only")
         self.only_diffs.toggled.connect(self._show_docs)
         self.prev_button = QToolButton(text="▲", toolTip="Previous change (Shift+F8)")

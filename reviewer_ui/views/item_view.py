@@ -49,6 +49,7 @@ class ItemView(QWidget):
         self.stack = QStackedWidget()
         self.placeholder = QLabel("Pick a dataset, then an item in the table (J/K move through the items).")
         self.placeholder.setObjectName("muted")
+        self.placeholder.setWordWrap(True)
         self.stack.addWidget(self.placeholder)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)

@@ -42,8 +42,11 @@ class KindLayout(QWidget):
         self.splitter.setObjectName(f"layoutSplitter_{self.kind or 'generic'}")
         self.splitter.addWidget(self.build_left())
         self.splitter.addWidget(self.tabs)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 1)
+        # The material under review (response, source, APIs, chain) gets the larger share;
+        # the sizes the user drags to are kept per kind (splitters/layoutSplitter_<kind>).
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([600, 400])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)

@@ -1,0 +1,63 @@
+"""Docks that open at a usable size and stay on screen.
+
+``keep_usable(window, dock)`` makes a dock, whenever it is shown, at least as
+wide (right/left areas) or tall (top/bottom) as its content needs, and moves a
+floated dock fully onto the screen its window is on, sized to fit there.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QMainWindow
+
+FLOAT_SHARE = 0.7  # a floated dock takes at most this share of the screen in each direction
+
+
+def needed_width(dock: QDockWidget) -> int:
+    """The width the dock's content needs, with the dock's frame."""
+    content = dock.widget()
+    hint = content.minimumSizeHint().width() if content is not None else 0
+    return max(hint, dock.minimumSizeHint().width()) + 8
+
+
+def fit_docked(window: QMainWindow, dock: QDockWidget) -> None:
+    """Give a docked dock the room its content needs (a third of the window at least)."""
+    if dock.isFloating() or not dock.isVisible():
+        return
+    area = window.dockWidgetArea(dock)
+    if area in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea):
+        want = max(needed_width(dock), window.width() // 3)
+        if dock.width() < want:
+            window.resizeDocks([dock], [want], Qt.Orientation.Horizontal)
+    else:
+        want = max(dock.widget().minimumSizeHint().height() if dock.widget() else 0, window.height() * 2 // 5)
+        if dock.height() < want:
+            window.resizeDocks([dock], [want], Qt.Orientation.Vertical)
+
+
+def on_screen(dock: QDockWidget, window: QMainWindow) -> None:
+    """Move and size a floated dock so that all of it lies on its window's screen."""
+    screen = window.screen() or dock.screen()
+    if screen is None:
+        return
+    avail: QRect = screen.availableGeometry()
+    w = min(max(dock.width(), needed_width(dock), int(avail.width() * 0.4)), int(avail.width() * FLOAT_SHARE))
+    h = min(max(dock.height(), int(avail.height() * 0.5)), int(avail.height() * FLOAT_SHARE))
+    dock.resize(w, h)
+    frame = dock.frameGeometry()
+    x = min(max(frame.x(), avail.left()), avail.right() - frame.width() + 1)
+    y = min(max(frame.y(), avail.top()), avail.bottom() - frame.height() + 1)
+    if not avail.contains(QRect(frame.x(), frame.y(), frame.width(), frame.height())):
+        centre = window.frameGeometry().center()
+        x = min(max(centre.x() - frame.width() // 2, avail.left()), avail.right() - frame.width() + 1)
+        y = min(max(centre.y() - frame.height() // 2, avail.top()), avail.bottom() - frame.height() + 1)
+    dock.move(x, y)
+
+
+def keep_usable(window: QMainWindow, dock: QDockWidget) -> None:
+    def settle(floating: bool) -> None:
+        # After Qt has finished re-parenting the dock.
+        QTimer.singleShot(0, lambda: on_screen(dock, window) if floating else fit_docked(window, dock))
+
+    dock.topLevelChanged.connect(settle)
+    dock.visibilityChanged.connect(lambda visible: visible and settle(dock.isFloating()))
