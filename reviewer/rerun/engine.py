@@ -39,6 +39,7 @@ CANCEL_POLL_SECONDS = 0.02
 # Calls in a row that got no answer at all (refused, unreachable, timed out) after
 # their retries: then the endpoint is down and the run stops, saying why.
 UNREACHABLE_CALLS_TO_STOP = 3
+UNREACHABLE_PREFIX = "cannot reach "  # starts the progress message of an attempt that got no answer
 
 
 class EndpointUnreachable(ReviewerError):
@@ -313,7 +314,7 @@ class _Run:
                 if no_answer:
                     left = self.config.retries - retries
                     self.ctx.progress(self.done, len(self.calls),
-                                      f"cannot reach {self.config.base_url}: {exc}"
+                                      f"{UNREACHABLE_PREFIX}{self.config.base_url}: {exc}"
                                       + (f" (retrying, {left} attempt{'s' if left != 1 else ''} left)" if left > 0
                                          else ""))
                 if exc.kind in ("transient", "rate_limited") and retries < self.config.retries:

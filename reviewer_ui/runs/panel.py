@@ -26,7 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.errors import ReviewerError
 from reviewer.jobs import Progress
+from reviewer.rerun.config import RunConfig
 from reviewer.store.queries import ItemQuery
 from reviewer_ui.runs import tasks
 from reviewer_ui.runs.compare import CompareView
@@ -58,7 +60,9 @@ class RunsPanel(QWidget):
         self._work_label = ""
         self._rescore_pending: set[int] = set()
 
-        self.runs_table = make_table(["Run", "Model", "Setup", "Outputs", "Errors", "Scored"], stretch=0, sortable=True)
+        self.runs_table = make_table(["Run", "Model", "Setup", "OK", "Errors", "Missing", "Scored"], stretch=0,
+                                     sortable=True)
+        self.runs_table.horizontalHeaderItem(5).setToolTip("Items (times replications) without an output yet")
         self.runs_table.itemSelectionChanged.connect(self._update_buttons)
         self.runs_table.setMinimumHeight(self.runs_table.verticalHeader().defaultSectionSize() * 5)
         self.mode_box = QComboBox()
@@ -70,6 +74,10 @@ class RunsPanel(QWidget):
         self.rerun_button = QPushButton("Rerun…")
         self.retry_button = QPushButton("Retry errors")
         self.retry_button.setToolTip("Call the model again for the selected run's failed outputs")
+        self.continue_button = QPushButton("Continue")
+        self.continue_button.setToolTip("Continue the selected run where it stopped: call the model for its "
+                                        "missing and failed items with the run's own settings")
+        self.continue_button.clicked.connect(lambda: self.continue_selected())
         self.cancel_button = QPushButton("Cancel")
         self.score_button.clicked.connect(lambda: self.score_selected())
         self.rerun_button.clicked.connect(lambda: self.open_rerun_dialog())
@@ -103,7 +111,7 @@ class RunsPanel(QWidget):
         score_row.addWidget(self.score_button)
         score_row.addStretch(1)
         score_row.addWidget(self.cancel_button)
-        for b in (self.rerun_button, self.retry_button):
+        for b in (self.rerun_button, self.continue_button, self.retry_button):
             run_row.addWidget(b)
         run_row.addStretch(1)
         top = QWidget()
@@ -140,6 +148,8 @@ class RunsPanel(QWidget):
         self.dataset = dataset
         if changed:  # nothing of the previous dataset may be scored or compared meanwhile
             self._set_state(tasks.DatasetScores([]))
+            if not self.runner.is_running(WORK):
+                self.status.setText("")  # a message about the previous dataset's runs no longer applies
             self.flips.clear()
             self.compare.set_rows([])
             self.report.setVisible(False)
@@ -163,8 +173,10 @@ class RunsPanel(QWidget):
         for r in self.runs:
             name = SortItem(r.name, r.name)
             name.run_id = r.id
+            ok, missing = r.outputs - r.errors, self.missing(r)
             rows.append([name, SortItem(r.model or "", r.model or ""), SortItem(r.setup or "", r.setup or ""),
-                         SortItem(f"{r.outputs:,}", r.outputs), SortItem(f"{r.errors:,}", r.errors),
+                         SortItem(f"{ok:,}", ok), SortItem(f"{r.errors:,}", r.errors),
+                         SortItem(f"{missing:,}", missing),
                          SortItem(", ".join(sorted(scored.get(r.id, []))) or "—")])
         fill(self.runs_table, rows)
         for row in range(self.runs_table.rowCount()):
@@ -173,6 +185,12 @@ class RunsPanel(QWidget):
         self.results.set_data(self.runs, state.scores)
         self.compare.set_runs(self.runs)
         self._update_buttons()
+
+    def missing(self, run) -> int:
+        """Items (times the run's replications) that have no output in ``run`` yet."""
+        replications = int((self.configs.get(run.name) or {}).get("replications") or 1)
+        items = self.dataset.items if self.dataset is not None else 0
+        return max(0, items * replications - run.outputs)
 
     def run_id_at(self, row: int) -> int | None:
         return getattr(self.runs_table.item(row, 0), "run_id", None)
@@ -195,7 +213,9 @@ class RunsPanel(QWidget):
         has_data = self.dataset is not None
         self.score_button.setEnabled(has_data and bool(self.runs) and not busy)
         self.rerun_button.setEnabled(has_data and not busy)
-        self.retry_button.setEnabled(has_data and len(self.selected_run_ids()) == 1 and not busy)
+        one = len(self.selected_run_ids()) == 1
+        self.retry_button.setEnabled(has_data and one and not busy)
+        self.continue_button.setEnabled(has_data and one and not busy and self._selected_name() in self.configs)
         self.cancel_button.setEnabled(busy)
 
     # -- scoring ----------------------------------------------------------------------------------------
@@ -234,7 +254,7 @@ class RunsPanel(QWidget):
         if self.dataset is None:
             return None
         query = self.current_query()
-        dialog = RerunDialog(self.dataset.kind, self.runs, self.configs, self.settings, self)
+        dialog = RerunDialog(self.dataset.kind, self.runs, self.configs, self.settings, self, runner=self.runner)
         if run_name:
             dialog.run_name.setCurrentText(run_name)
         if scope:
@@ -243,6 +263,28 @@ class RunsPanel(QWidget):
         dialog.open()
         self.rerun_dialog = dialog
         return dialog
+
+    def _selected_name(self) -> str | None:
+        ids = self.selected_run_ids()
+        return next((r.name for r in self.runs if ids and r.id == ids[0]), None)
+
+    def continue_selected(self) -> None:
+        """Continue the selected run with its stored settings: its missing and failed items."""
+        name = self._selected_name()
+        if name is None:
+            self.status.setText("Select the run to continue in the table.")
+            return
+        stored = self.configs.get(name)
+        if not stored:
+            self.status.setText(f"Run {name!r} was imported, not made by a rerun: there is no endpoint "
+                                "to continue it against. Rerun it under a new name instead.")
+            return
+        try:
+            config = RunConfig.from_dict(stored)
+        except ReviewerError as exc:
+            self.status.setText(f"Run {name!r} has settings this version cannot read: {exc}")
+            return
+        self.start_rerun(RerunRequest(name, config, "all"))
 
     def retry_errors(self) -> None:
         ids = self.selected_run_ids()
@@ -311,6 +353,10 @@ class RunsPanel(QWidget):
         if not self.runner.is_running(WORK):
             self.progress.finish()
         self._update_buttons()
+        if self._work_label.startswith("Rerun"):
+            # Finished, cancelled or stopped: the run exists and holds what arrived; list it.
+            self.runs_changed.emit()
+            self.reload()
 
     def cancel(self) -> None:
         self.runner.cancel(WORK)
