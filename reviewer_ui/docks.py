@@ -7,16 +7,20 @@ floated dock fully onto the screen its window is on, sized to fit there.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QMainWindow
+from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea
 
 FLOAT_SHARE = 0.7  # a floated dock takes at most this share of the screen in each direction
 
 
 def needed_width(dock: QDockWidget) -> int:
-    """The width the dock's content needs, with the dock's frame."""
+    """The width the dock's content needs, with the dock's frame (for content in a
+    scroll area: its inner widget's, plus a vertical scroll bar)."""
     content = dock.widget()
-    hint = content.minimumSizeHint().width() if content is not None else 0
+    if isinstance(content, QScrollArea) and content.widget() is not None:
+        hint = content.widget().minimumSizeHint().width() + content.verticalScrollBar().sizeHint().width()
+    else:
+        hint = content.minimumSizeHint().width() if content is not None else 0
     return max(hint, dock.minimumSizeHint().width()) + 8
 
 
@@ -61,3 +65,26 @@ def keep_usable(window: QMainWindow, dock: QDockWidget) -> None:
 
     dock.topLevelChanged.connect(settle)
     dock.visibilityChanged.connect(lambda visible: visible and settle(dock.isFloating()))
+    # Content that grows once its data arrives (a table, a longer list) widens the dock, not the window.
+    content = dock.widget()
+    inner = content.widget() if isinstance(content, QScrollArea) else content
+    if inner is not None:
+        inner.installEventFilter(_Regrow(window, dock, inner))
+
+
+class _Regrow(QObject):
+    def __init__(self, window: QMainWindow, dock: QDockWidget, parent: QObject):
+        super().__init__(parent)
+        self.window, self.dock = window, dock
+        self.pending = False
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest and not self.pending and self.dock.isVisible():
+            self.pending = True
+            QTimer.singleShot(0, self._fit)
+        return False
+
+    def _fit(self) -> None:
+        self.pending = False
+        if not self.dock.isFloating():
+            fit_docked(self.window, self.dock)

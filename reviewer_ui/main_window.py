@@ -1,6 +1,12 @@
 """The main window: dataset and run pickers, the item browser (filters + table)
 and the item view.
 
+File menu: open a database, import a dataset or a run, export, quit (Ctrl+Q);
+``store_changed()`` is the one entry point that shows what other processes
+wrote (a poll of a cheap core token calls it; team mode may call it on NOTIFY).
+F1 lists every shortcut; Ctrl+Shift+F toggles the focus mode (source, gold vs
+output and verdict only).
+
 Keyboard: J / Ctrl+Down next item, K / Ctrl+Up previous item, Ctrl+J / Ctrl+K
 next / previous item the selected run fails (score below 1), Ctrl+F search,
 F9 show/hide the browser, F10 show/hide the item header, Ctrl+Shift+T light/dark,
@@ -32,12 +38,13 @@ from PySide6.QtWidgets import (
 from reviewer.store import browse
 from reviewer.store.navigation import failing_row
 from reviewer.store.queries import ItemQuery
-from reviewer_ui import docks, theme
+from reviewer_ui import docks, file_menu, shortcuts, theme
 from reviewer_ui.agreement.dock import install as install_agreement
 from reviewer_ui.jobs import JobRunner
 from reviewer_ui.models.item_table import COL, ItemTableModel
 from reviewer_ui.review.dock import install as install_review
 from reviewer_ui.runs.dock import install as install_runs
+from reviewer_ui.store_watch import StoreWatcher
 from reviewer_ui.threadpolicy import favour_gui_thread
 from reviewer_ui.views.filter_bar import FilterBar
 from reviewer_ui.views.item_view import ItemView
@@ -160,8 +167,15 @@ class MainWindow(QMainWindow):
             lambda run_ids: self.load_scores() if self.current_run_id() in run_ids else None)
         for dock in (self.review_dock, self.runs_dock, self.agreement_dock):
             docks.keep_usable(self, dock)
+        file_menu.install(self)
+        self._build_help()
+        shortcuts.show_keys_in_tooltips(self)
+        self.owns_store = False  # True for a store opened through File ▸ Open database (closed with the window)
+        self.watcher = StoreWatcher(store, self.runner, parent=self)
+        self.watcher.changed.connect(self.store_changed)
         self._restore()
         self.refresh_datasets()
+        self.watcher.start()
 
     # -- actions ---------------------------------------------------------------------
 
@@ -186,8 +200,11 @@ class MainWindow(QMainWindow):
         self.clear_action = self._action("Clear filters", ["Ctrl+Shift+X"], self.filters.clear)
         self.next_failing_action = self._action("Next failing item", ["Ctrl+J"], self.next_failing)
         self.prev_failing_action = self._action("Previous failing item", ["Ctrl+K"], self.previous_failing)
+        self.focus_action = self._action("Focus mode", ["Ctrl+Shift+F"], self.toggle_focus, checkable=True)
+        self.focus_action.setToolTip("Only the source, gold vs output and the verdict (hides the browser, "
+                                     "the item header and the other docks)")
         menu = self.menuBar().addMenu("&View")
-        for a in (self.browser_action, self.header_action, self.theme_action):
+        for a in (self.browser_action, self.header_action, self.focus_action, self.theme_action):
             menu.addAction(a)
         go = self.menuBar().addMenu("&Go")
         for a in (self.next_action, self.prev_action, self.next_failing_action, self.prev_failing_action,
@@ -198,6 +215,121 @@ class MainWindow(QMainWindow):
             button.setDefaultAction(a)
             button.setObjectName("paneToggle")
             self.toolbar.addWidget(button)
+
+    def _build_help(self) -> None:
+        self.shortcuts_action = self._action("Keyboard shortcuts", ["F1", "?"], self.show_shortcuts)
+        self.shortcuts_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.menuBar().addMenu("&Help").addAction(self.shortcuts_action)
+
+    def show_shortcuts(self) -> None:
+        # "?" is typed text in a search box or an editor: there it stays a character.
+        focus = QApplication.focusWidget()
+        from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QTextEdit
+
+        if isinstance(focus, (QLineEdit, QPlainTextEdit)) or (isinstance(focus, QTextEdit) and not focus.isReadOnly()):
+            if QApplication.instance().keyboardModifiers() == Qt.KeyboardModifier.ShiftModifier:
+                focus.insert("?") if isinstance(focus, QLineEdit) else focus.insertPlainText("?")
+                return
+        self.shortcuts_sheet = shortcuts.ShortcutsSheet(self)
+        self.shortcuts_sheet.show()
+
+    def toggle_focus(self, on: bool | None = None) -> None:
+        """Focus mode: only the material, gold vs output and the verdict; again to restore."""
+        on = (not getattr(self, "_focus_saved", None)) if not isinstance(on, bool) else on
+        if on and not getattr(self, "_focus_saved", None):
+            others = [d for d in (self.runs_dock, self.agreement_dock) if d.isVisible()]
+            self._focus_saved = {"browser": self.browser.isVisible(), "header": self.item_view.facts.isVisible(),
+                                 "docks": others}
+            self.toggle_browser(False)
+            self.toggle_header(False)
+            self.item_view.scores.setVisible(False)
+            for d in others:
+                d.hide()
+            self.review_dock.show()
+            self.review_dock.raise_()
+            layout = self.item_view.current_layout()
+            if layout is not None and getattr(layout, "has_gold_diff", False):
+                layout.tabs.setCurrentWidget(layout.diff)
+        elif not on and getattr(self, "_focus_saved", None):
+            saved, self._focus_saved = self._focus_saved, None
+            self.toggle_browser(saved["browser"])
+            self.toggle_header(saved["header"])
+            self.item_view.scores.setVisible(bool(self.item_view.scores.text()))
+            for d in saved["docks"]:
+                d.show()
+        self.focus_action.setChecked(bool(getattr(self, "_focus_saved", None)))
+
+    # -- the store and other processes ---------------------------------------------------
+
+    def store_changed(self, select_dataset: str | None = None, select_run: str | None = None) -> None:
+        """Show what was written to the store by anyone (another process, an import):
+        new datasets and runs in the pickers, new rows, review states and scores,
+        without losing the current dataset, run or item. Names given are selected."""
+        self._wanted = (select_dataset, select_run)
+        self.runner.start("datasets", _datasets, self.store, on_result=self._merge_datasets,
+                          on_error=self._job_error)
+
+    def _merge_datasets(self, datasets) -> None:
+        want_ds, want_run = getattr(self, "_wanted", (None, None))
+        self._wanted = (None, None)
+        current = self.current_dataset()
+        if want_ds is not None:
+            self.settings.setValue("dataset", want_ds)
+        if want_run is not None:
+            self.settings.setValue("run", want_run)
+        same = current is not None and want_ds in (None, current.name) and any(
+            d.id == current.id for d in datasets)
+        if not same:
+            self._set_datasets(datasets)  # the current one went away, or another was asked for
+            return
+        fresh = next(d for d in datasets if d.id == current.id)
+        self.datasets = datasets
+        self.dataset_box.blockSignals(True)
+        self.dataset_box.clear()
+        for d in datasets:
+            self.dataset_box.addItem(f"{d.name}  ({d.items} items, {d.kind})", d.id)
+        self.dataset_box.setCurrentIndex(self.dataset_box.findData(current.id))
+        self.dataset_box.blockSignals(False)
+        if fresh.items != current.items:  # rows added: reload them, keeping the selected item
+            item_id = self.model.item_id(self.current_row()) if self.current_row() >= 0 else None
+            self.model.set_query(self.model.query())
+            self._reselect(item_id)
+        else:
+            self.model.refresh()  # review states and gold marks
+        self.refresh_runs(keep_selection=want_run is None)
+        self.runs_panel.reload()
+
+    def _reselect(self, item_id: int | None) -> None:
+        if item_id is None:
+            return
+        for row in range(min(self.model.rowCount(), 2000)):
+            if self.model.item_id(row) == item_id:
+                self.table.selectionModel().blockSignals(True)
+                self.select_row(row)
+                self.table.selectionModel().blockSignals(False)
+                return
+
+    def refresh_runs(self, keep_selection: bool = True) -> None:
+        """Reload the current dataset's runs into the run picker (after a rerun or an import)."""
+        ds = self.current_dataset()
+        if ds is None:
+            return
+        if keep_selection and self.current_run_id() is not None:
+            self.settings.setValue("run", self.run_box.currentText().split("  (")[0])
+        self.runner.start("dataset", _dataset_state, self.store, ds.id, on_result=self._set_dataset_state,
+                          on_error=self._job_error)
+
+    def switch_store(self, store, url: str):
+        """Open ``store`` in a new window that replaces this one; returns the new window."""
+        self.save_settings()
+        self.settings.setValue("database", url)
+        window = MainWindow(store, self.settings)
+        window.owns_store = True
+        window.setGeometry(self.geometry())
+        window.show()
+        self.replaced_by = window
+        self.close()
+        return window
 
     # -- datasets and runs -------------------------------------------------------------
 
@@ -217,7 +349,10 @@ class MainWindow(QMainWindow):
         self.dataset_box.setCurrentIndex(index)
         self.dataset_box.blockSignals(False)
         if not datasets:
-            self.count_label.setText("No datasets yet: import one with `reviewer import`.")
+            self.count_label.setText("No datasets yet: File ▸ Import dataset… (Ctrl+I).")
+            self.item_view.placeholder.setText(
+                "No datasets yet. Import one with File ▸ Import dataset… (Ctrl+I), or open another "
+                "database with File ▸ Open database… (Ctrl+O).")
         self._on_dataset(index)
 
     def current_dataset(self):
@@ -345,6 +480,11 @@ class MainWindow(QMainWindow):
         if query is None or run_id is None:
             self.statusBar().showMessage("Pick a run first: a failing item scores below 1 in the selected run.", 6000)
             return
+        if not self.model.has_scores():
+            self.statusBar().showMessage(
+                f"The selected run has no {self.filters.mode()} scores yet: score it first "
+                "(Runs ▸ Score selected runs), then Ctrl+J finds its failing items.", 8000)
+            return
         self.runner.start("failing", _failing_row, self.store, query, run_id, self.filters.mode(), self.current_row(),
                           forward, on_result=lambda result: self._show_failing(result, forward),
                           on_error=self._job_error)
@@ -402,11 +542,15 @@ class MainWindow(QMainWindow):
         else:
             self.progress.setRange(0, 0)
         if p.message:
+            self._progress_message = p.message
             self.statusBar().showMessage(p.message, 2000)
 
     def _on_active(self, n: int) -> None:
         if n == 0:
             self.progress.setVisible(False)
+            # A job's step ("reading stored scores") is over when no job runs: don't leave it shown.
+            if self.statusBar().currentMessage() == getattr(self, "_progress_message", None):
+                self.statusBar().clearMessage()
         self.cancel_button.setVisible(n > 0 and self.progress.isVisible())
 
     def _job_error(self, exc: BaseException, trace: str) -> None:
@@ -462,6 +606,9 @@ class MainWindow(QMainWindow):
                     s.restoreState(state)
 
     def closeEvent(self, event) -> None:
+        self.watcher.stop()
         self.save_settings()
         self.runner.shutdown(3000)
         super().closeEvent(event)
+        if self.owns_store:
+            self.store.close()

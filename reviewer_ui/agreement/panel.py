@@ -149,12 +149,14 @@ class AgreementPanel(QWidget):
         self.recompute_button.clicked.connect(self.refresh)
         self.export_button.clicked.connect(self.export_dialog)
         bar = QHBoxLayout()
-        for label, widget in (("Scope", self.scope_box), ("Resamples", self.resamples), ("Seed", self.seed)):
+        for label, widget in (("Scope", self.scope_box), ("Resamples", self.resamples)):
             bar.addWidget(QLabel(label))
             bar.addWidget(widget)
         bar.addStretch(1)
         # The buttons get a row of their own: the panel lives in a dock beside the item.
         buttons = QHBoxLayout()
+        buttons.addWidget(QLabel("Seed"))
+        buttons.addWidget(self.seed)
         buttons.addStretch(1)
         buttons.addWidget(self.recompute_button)
         buttons.addWidget(self.export_button)

@@ -134,6 +134,10 @@ class ItemTableModel(QAbstractTableModel):
         self._score_run = run_id
         self._score_mode = mode
 
+    def has_scores(self) -> bool:
+        """Whether the selected run has any stored score (in the shown mode)."""
+        return bool(self._scores) and any(v is not None for v in self._scores.values())
+
     def set_scores(self, scores: dict[int, float | None] | None, mode: str | None = None) -> None:
         """Scores of the selected run by item id (None: no run selected), given in
         ``mode`` ("faithful"/"fixed"; None: the mode of the previous scores)."""

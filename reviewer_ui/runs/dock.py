@@ -87,10 +87,4 @@ def _refresh_score_column(window, run_ids: list[int]) -> None:
 
 def _refresh_runs(window) -> None:
     """Reload the window's run picker (a rerun may have made a run or added outputs)."""
-    # The window's own loader, so both stay the same (imported here: main_window imports this module).
-    from reviewer_ui.main_window import _dataset_state
-
-    ds = window.current_dataset()
-    if ds is not None:
-        window.runner.start(DATASET_JOB, _dataset_state, window.store, ds.id,
-                            on_result=window._set_dataset_state, on_error=window._job_error)
+    window.refresh_runs()

@@ -16,7 +16,7 @@ def _fits(qtbot, w, where: str) -> None:
     """Layouts settle in posted events: wait (bounded) until nothing is cut, else report what is."""
     try:
         qtbot.waitUntil(lambda: fit_problems(w) == [], timeout=3000)
-    except AssertionError:
+    except Exception:  # noqa: BLE001 - pytest-qt's TimeoutError: report what is cut instead
         assert fit_problems(w) == [], where
 
 
