@@ -32,19 +32,20 @@ from PySide6.QtWidgets import (
 
 RECENT_KEY = "recentDatabases"
 MAX_RECENT = 8
-FOLDER_KEY = "lastFolder"
+FOLDER_KEY = "lastFolder"  # where files were last imported from
+EXPORT_FOLDER_KEY = "lastExportFolder"  # where exports were last written (never the import's source folder)
 DETECT = "(detect from the file)"
 
 
-def last_folder(settings: QSettings) -> str:
-    """The folder a file dialog opens in: the last one used, else home."""
-    folder = str(settings.value(FOLDER_KEY, "") or "")
+def last_folder(settings: QSettings, key: str = FOLDER_KEY) -> str:
+    """The folder a file dialog opens in: the last one used for that purpose, else home."""
+    folder = str(settings.value(key, "") or "")
     return folder if folder and Path(folder).is_dir() else str(Path.home())
 
 
-def remember_folder(settings: QSettings, path: str) -> None:
+def remember_folder(settings: QSettings, path: str, key: str = FOLDER_KEY) -> None:
     p = Path(path)
-    settings.setValue(FOLDER_KEY, str(p if p.is_dir() else p.parent))
+    settings.setValue(key, str(p if p.is_dir() else p.parent))
 
 
 def recent_databases(settings: QSettings) -> list[str]:
@@ -264,7 +265,7 @@ class ExportDialog(JobDialog):
         self.as_jsonl = QCheckBox("One JSONL file with provenance (else the benchmark's own files in a folder)")
         self.gold_only = QCheckBox("Only items with a settled gold (JSONL)")
         self.target = QLineEdit()
-        base = Path(last_folder(self.settings))
+        base = Path(last_folder(self.settings, EXPORT_FOLDER_KEY))
         self.target.setText(str(base / f"{ds.name if ds else 'dataset'}-export"))
         self.as_jsonl.toggled.connect(self._kind_changed)
         self.form.addRow("Dataset", QLabel(ds.name if ds else "(none: pick a dataset first)"))
@@ -294,7 +295,8 @@ class ExportDialog(JobDialog):
         target = self.target.text().strip()
         if not target or self.dataset_id is None:
             return
-        remember_folder(self.settings, target if not self.as_jsonl.isChecked() else str(Path(target).parent))
+        remember_folder(self.settings, target if not self.as_jsonl.isChecked() else str(Path(target).parent),
+                        EXPORT_FOLDER_KEY)
         self.run_job(export_job, self.window_.store, self.dataset_id, target, self.as_jsonl.isChecked(),
                      self.gold_only.isChecked(), on_result=self._done)
 

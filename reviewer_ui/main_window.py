@@ -445,7 +445,9 @@ class MainWindow(QMainWindow):
 
     def _on_count(self, n: int) -> None:
         ds = self.current_dataset()
-        total = ds.items if ds else 0
+        if ds is None:
+            return  # the empty state's message stays
+        total = ds.items
         unit = "item" if total == 1 else "items"
         self.count_label.setText(f"{n:,} of {total:,} {unit}" if n != total else f"{n:,} {unit}")
 

@@ -34,3 +34,58 @@ def open_fix_dialog(qtbot, window):
                     timeout=5000)
     dialog: QDialog = ws.annotation.fix_dialog
     return dialog, ws.annotation.fix_editor
+
+
+# -- review steps (today's review API through its widgets; adapt here when the protocol changes) ----------
+
+
+def become(window, name: str, role: str = "annotator") -> None:
+    """Sign in as ``name`` (the role is granted in the store first, as an admin would)."""
+    from reviewer.review import annotate
+
+    annotate.set_role(window.store, name, role)
+    window.review.session.set_identity(name)
+
+
+def show_row(qtbot, window, row: int):
+    """Select ``row`` with the keyboard's current-row machinery and wait until the review panel shows it."""
+    window.select_row(row)
+    item_id = window.model.item_id(row)
+    qtbot.waitUntil(lambda: window.review.annotation.detail is not None
+                    and window.review.annotation.detail.id == item_id, timeout=5000)
+    return item_id
+
+
+def annotate_rows(qtbot, window, verdicts: dict[int, str]) -> None:
+    """As the signed-in annotator, give each row its verdict by keyboard from the item table:
+    a Pass answers the rubric checks first (keys 1, 2, 3...), a Reject is R."""
+    panel = window.review.annotation
+    for row, verdict in verdicts.items():
+        show_row(qtbot, window, row)
+        window.activateWindow()
+        window.table.setFocus()
+        qtbot.waitUntil(window.table.hasFocus, timeout=3000)
+        if verdict == "pass":
+            for n in range(len(panel.check_rows)):
+                qtbot.keyClick(window.table, str(n + 1))
+            qtbot.keyClick(window.table, "p")
+        else:
+            qtbot.keyClick(window.table, "r")
+        qtbot.waitUntil(lambda: panel.draft is not None and panel.draft.verdict == verdict, timeout=3000)
+
+
+def adjudicate_row(qtbot, window, row: int, take: str, rationale: str) -> None:
+    """As the signed-in adjudicator: open the Adjudicate tab on ``row``, take A's or B's
+    decision, write the rationale and settle."""
+    ws = window.review
+    ws.setCurrentWidget(ws.adjudication)
+    item_id = show_row(qtbot, window, row)
+    view = ws.adjudication
+    qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item_id and view.a is not None,
+                    timeout=5000)
+    qtbot.mouseClick(view.pick_a if take == "a" else view.pick_b, Qt.MouseButton.LeftButton)
+    view.rationale.setFocus()
+    qtbot.keyClicks(view.rationale, rationale)
+    qtbot.waitUntil(view.settle_button.isEnabled, timeout=3000)
+    with qtbot.waitSignal(view.settled, timeout=5000):
+        qtbot.mouseClick(view.settle_button, Qt.MouseButton.LeftButton)
