@@ -44,6 +44,7 @@ from reviewer_ui.jobs import JobRunner
 from reviewer_ui.models.item_table import COL, ItemTableModel
 from reviewer_ui.review.dock import install as install_review
 from reviewer_ui.runs.dock import install as install_runs
+from reviewer_ui.runs.dock import scrolled
 from reviewer_ui.store_watch import StoreWatcher
 from reviewer_ui.threadpolicy import favour_gui_thread
 from reviewer_ui.views.filter_bar import FilterBar
@@ -165,6 +166,8 @@ class MainWindow(QMainWindow):
         # it again in the filter bar's mode (same job key: this newer load wins).
         self.runs_panel.scores_changed.connect(
             lambda run_ids: self.load_scores() if self.current_run_id() in run_ids else None)
+        # The review dock scrolls (the adjudication view is tall) rather than growing the window.
+        self.review_dock.setWidget(scrolled(self.review))
         for dock in (self.review_dock, self.runs_dock, self.agreement_dock):
             docks.keep_usable(self, dock)
         file_menu.install(self)
@@ -298,6 +301,8 @@ class MainWindow(QMainWindow):
             self.model.refresh()  # review states and gold marks
         self.refresh_runs(keep_selection=want_run is None)
         self.runs_panel.reload()
+        if fresh.runs != current.runs:
+            self.item_view.reload()  # the shown item's outputs come from the runs
 
     def _reselect(self, item_id: int | None) -> None:
         if item_id is None:

@@ -77,6 +77,11 @@ class ItemView(QWidget):
         if layout is not None:
             layout.select_run(run_id)
 
+    def reload(self) -> None:
+        """Load the shown item again from the store (its outputs or gold changed)."""
+        if self.bundle is not None:
+            self.show_item(self.bundle.detail.id)
+
     def refresh(self) -> None:
         """Show the current item again (after a theme change)."""
         if self.bundle is not None:

@@ -89,3 +89,30 @@ def adjudicate_row(qtbot, window, row: int, take: str, rationale: str) -> None:
     qtbot.waitUntil(view.settle_button.isEnabled, timeout=3000)
     with qtbot.waitSignal(view.settled, timeout=5000):
         qtbot.mouseClick(view.settle_button, Qt.MouseButton.LeftButton)
+
+
+# -- screenshots (tools/journey_screenshots.py sets REVIEWER_SHOTS) ----------------------------------------
+
+_shot_counter: dict[str, int] = {}
+
+
+def shot(window, step: str, *extra) -> None:
+    """Save the window (and any ``extra`` top-level widgets: dialogs) as PNGs when
+    $REVIEWER_SHOTS names a folder; a no-op in ordinary test runs."""
+    import os
+    import re
+
+    folder = os.environ.get("REVIEWER_SHOTS")
+    if not folder:
+        return
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(3):
+        QApplication.processEvents()
+    test = os.environ.get("PYTEST_CURRENT_TEST", "journey").split("::")[-1].split(" ")[0]
+    test = re.sub(r"[^A-Za-z0-9x_-]+", "-", test.replace("test_", ""))[:100]
+    n = _shot_counter[test] = _shot_counter.get(test, 0) + 1
+    base = os.path.join(folder, f"{test}-{n:02d}-{step}")
+    window.grab().save(base + ".png")
+    for i, w in enumerate(extra):
+        w.grab().save(f"{base}-dialog{i + 1}.png")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.ui.conftest import shown_main_window
+from tests.ui.journeys import shot
 from tools.fitcheck import fit_problems
 
 SIZES = [(1366, 768), (1920, 1080)]
@@ -39,6 +40,7 @@ def test_every_kind_and_tab_fits_without_resizing_the_window(qtbot, demo_store, 
                 where = f"{d.kind} / {layout.tabs.tabText(i)}"
                 _fits(qtbot, w, where)
                 assert w.size().toTuple() == size, f"the window resized itself on {where}"
+                shot(w, f"{d.kind}-{layout.tabs.tabText(i)}".replace(" ", "_"))
                 seen.append(where)
         assert len({s.split(" / ")[0] for s in seen}) == 6
         for dock in (w.runs_dock, w.agreement_dock, w.review_dock):
@@ -47,6 +49,7 @@ def test_every_kind_and_tab_fits_without_resizing_the_window(qtbot, demo_store, 
             _fits(qtbot, w, dock.objectName())
             assert w.size().toTuple() == size, dock.objectName()
             assert dock.width() >= 300 and dock.height() >= 300, (dock.objectName(), dock.size())
+            shot(w, dock.objectName())
     finally:
         w.runner.shutdown(5000)
 

@@ -15,10 +15,14 @@ from PySide6.QtCore import Qt
 from reviewer.samples import DATA_DIR
 from reviewer.store import Store
 from tests.ui.conftest import shown_main_window
-from tests.ui.journeys import adjudicate_row, annotate_rows, become
+from tests.ui.journeys import adjudicate_row, annotate_rows, become, shot
 
 DATASET = DATA_DIR / "schemagen" / "schemagen.jsonl"
 RUN = DATA_DIR / "schemagen" / "outputs" / "struct-tuned-8b.jsonl"
+
+
+def same_size(w, size) -> None:
+    assert w.size().toTuple() == tuple(size), "the window resized itself"
 
 
 def file_dialog_import(qtbot, window, keys, path: Path):
@@ -34,6 +38,7 @@ def file_dialog_import(qtbot, window, keys, path: Path):
     qtbot.waitUntil(lambda: dialog.detected.text().startswith("Detected:"), timeout=5000)
     qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.result_value is not None, timeout=10000)
+    shot(window, f"imported-{path.stem}", dialog)
     dialog.close()
     return dialog.result_value
 
@@ -50,6 +55,7 @@ def test_first_day_import_annotate_twice_adjudicate_export(qtbot, tmp_path, sett
     w.show()
     try:
         qtbot.waitUntil(lambda: "Import dataset" in w.count_label.text(), timeout=5000)  # the empty state says how
+        shot(w, "first-start")
 
         summary = file_dialog_import(qtbot, w, (Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier), DATASET)
         assert summary.added == 5
@@ -62,11 +68,17 @@ def test_first_day_import_annotate_twice_adjudicate_export(qtbot, tmp_path, sett
 
         become(w, "alice")
         annotate_rows(qtbot, w, {0: "pass", 1: "pass", 2: "pass", 3: "pass", 4: "reject"})
+        shot(w, "alice-annotated")
+        same_size(w, size)
         become(w, "bob")
         annotate_rows(qtbot, w, {0: "pass", 1: "reject", 2: "pass", 3: "reject", 4: "reject"})
+        shot(w, "bob-annotated")
+        same_size(w, size)
         become(w, "carol", "adjudicator")
         for row, take in ((1, "a"), (3, "b")):  # the two disagreements
             adjudicate_row(qtbot, w, row, take, f"checked the source of row {row}")
+            shot(w, f"adjudicated-row{row}")
+            same_size(w, size)
 
         w.activateWindow()
         qtbot.waitUntil(w.isActiveWindow, timeout=3000)
@@ -79,6 +91,8 @@ def test_first_day_import_annotate_twice_adjudicate_export(qtbot, tmp_path, sett
         target = Path(export.target.text())
         qtbot.mouseClick(export.start_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: export.result_value is not None, timeout=10000)
+        shot(w, "exported", export)
+        same_size(w, size)
         export.close()
 
         rows = [json.loads(line) for line in target.read_text().splitlines()]

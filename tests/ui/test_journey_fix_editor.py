@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from reviewer.review.annotate import snapshot
 from tests.ui.conftest import open_dataset, shown_main_window
-from tests.ui.journeys import answer_next_box, open_fix_dialog
+from tests.ui.journeys import answer_next_box, open_fix_dialog, shot
 
 
 @pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -34,6 +34,7 @@ def test_enter_keeps_the_edit_esc_asks_and_ctrl_enter_saves(qtbot, demo_store, s
         qtbot.keyClick(editor.text, Qt.Key.Key_Return)  # a newline, not a button
         assert dialog.isVisible()
         assert '"reviewed": true,\n' in editor.text.toPlainText()
+        shot(w, "enter-kept-the-edit", dialog)
         qtbot.waitUntil(lambda: editor.value is not None and editor.value.get("reviewed") is True, timeout=3000)
 
         asked: list[str] = []
@@ -51,11 +52,13 @@ def test_enter_keeps_the_edit_esc_asks_and_ctrl_enter_saves(qtbot, demo_store, s
 
         dialog.activateWindow()  # as a closed message box hands activation back to its dialog
         qtbot.waitUntil(dialog.isActiveWindow, timeout=3000)
+        shot(w, "before-ctrl-enter", dialog)
         qtbot.keyClick(editor.text, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # save
         qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
         item = w.review.annotation.detail
         mine = snapshot(demo_store, item.id, w.review.session.name).mine
         assert mine is not None and mine.draft.verdict == "fix" and mine.draft.fixed_gold["reviewed"] is True
+        shot(w, "fix-saved")
     finally:
         w.runner.shutdown(5000)
 

@@ -1,4 +1,4 @@
-"""Journeys 2 and 3 in the real window at 1366x768, with the loopback server:
+"""Journeys 2 and 3 in the real window at 1366x768 and 1920x1080, with the loopback server:
 a rerun against a closed port shows the connection error within seconds and
 stops saying why (and "Test connection" says so before the run); a cancelled
 rerun is listed with its counts, in the run picker too, and continued in one click."""
@@ -8,10 +8,12 @@ from __future__ import annotations
 import socket
 import time
 
+import pytest
 from PySide6.QtCore import Qt
 
 from reviewer.testing.openai_server import OpenAIServer, Reply
 from tests.ui.conftest import shown_main_window
+from tests.ui.journeys import shot
 from tests.ui.runs.conftest import open_dataset, samples_store  # noqa: F401 - a fixture
 
 TOOLSEL = "sample-tool-selection"
@@ -53,8 +55,12 @@ def row_of(panel, name: str) -> dict[str, str]:
     return {}
 
 
-def test_closed_port_shows_the_error_in_seconds_and_the_run_stops(qtbot, samples_store, settings):
-    w = shown_main_window(qtbot, samples_store, settings, size=(1366, 768))
+SIZES = pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
+
+
+@SIZES
+def test_closed_port_shows_the_error_in_seconds_and_the_run_stops(qtbot, samples_store, settings, size):
+    w = shown_main_window(qtbot, samples_store, settings, size=size)
     try:
         panel = open_dataset(qtbot, w, TOOLSEL)
         runs_menu_action(w, "Rerun a model").trigger()
@@ -64,23 +70,30 @@ def test_closed_port_shows_the_error_in_seconds_and_the_run_stops(qtbot, samples
         qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)  # before the run: test the connection
         qtbot.waitUntil(lambda: "not usable" in dialog.test_result.text(), timeout=10000)
         assert "Connection" in dialog.test_result.text()
+        w.runs_dock.raise_()
+        shot(w, "connection-tested", dialog)
         started = time.monotonic()
         dialog.accept()
         qtbot.waitUntil(lambda: panel.progress.note.isVisible(), timeout=5000)
         assert panel.progress.note.text().startswith(f"cannot reach {url}")
         assert time.monotonic() - started < 5  # seconds, not a progress bar counting on
+        shot(w, "connection-error-shown")
         qtbot.waitUntil(lambda: "stopped" in panel.status.text(), timeout=20000)
         assert "3 calls in a row could not reach" in panel.status.text()
         qtbot.waitUntil(lambda: row_of(panel, "dead").get("Errors") == "3", timeout=5000)
         assert row_of(panel, "dead")["Missing"] == "29" and row_of(panel, "dead")["OK"] == "0"
+        shot(w, "run-stopped")
+        assert w.size().toTuple() == size
     finally:
         w.runner.shutdown(5000)
 
 
-def test_a_cancelled_rerun_is_listed_and_continued_in_one_click(qtbot, samples_store, settings):
-    w = shown_main_window(qtbot, samples_store, settings, size=(1366, 768))
+@SIZES
+def test_a_cancelled_rerun_is_listed_and_continued_in_one_click(qtbot, samples_store, settings, size):
+    w = shown_main_window(qtbot, samples_store, settings, size=size)
     try:
         panel = open_dataset(qtbot, w, TOOLSEL)
+        w.runs_dock.raise_()
         with OpenAIServer(responder=nlt_answer, latency=0.15) as server:
             dialog = panel.open_rerun_dialog()
             fill(dialog, server.base_url, "halfway")
@@ -97,10 +110,13 @@ def test_a_cancelled_rerun_is_listed_and_continued_in_one_click(qtbot, samples_s
             # one click continues it with its own settings
             panel.select_runs([r.id for r in panel.runs if r.name == "halfway"])
             assert panel.continue_button.isEnabled()
+            shot(w, "cancelled-run-listed")
             with qtbot.waitSignal(panel.runs_changed, timeout=30000):
                 qtbot.mouseClick(panel.continue_button, Qt.MouseButton.LeftButton)
             assert panel.last_outcome.report.planned == 32 - kept
         qtbot.waitUntil(lambda: row_of(panel, "halfway").get("Missing") == "0", timeout=5000)
         assert row_of(panel, "halfway")["OK"] == "32"
+        shot(w, "continued")
+        assert w.size().toTuple() == size
     finally:
         w.runner.shutdown(5000)
