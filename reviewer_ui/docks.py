@@ -21,7 +21,12 @@ def needed_width(dock: QDockWidget) -> int:
         hint = content.widget().minimumSizeHint().width() + content.verticalScrollBar().sizeHint().width()
     else:
         hint = content.minimumSizeHint().width() if content is not None else 0
-    return max(hint, dock.minimumSizeHint().width()) + 8
+    base = max(hint, dock.minimumSizeHint().width()) + 8
+    # A form in a scroll area deeper inside (the annotation panel) must not need sideways scrolling.
+    deficits = [a.widget().minimumSizeHint().width() - a.viewport().width()
+                for a in dock.findChildren(QScrollArea)
+                if a.isVisible() and a.widget() is not None and a.viewport().width() > 0]
+    return max(base, dock.width() + max(deficits, default=0))
 
 
 def fit_docked(window: QMainWindow, dock: QDockWidget) -> None:
