@@ -2,8 +2,8 @@
 
 ``fit_problems(window)`` lists, for every visible widget, those that stick out
 of their parent (a button pushed past the window's edge, a pane squeezed below
-its minimum) and every label whose text does not fit its box. Content inside a
-scroll area's viewport is exempt from the first check (it can be scrolled to);
+its minimum) and every label whose text does not fit its box. A scroll area's
+content is exempt from the first check (it can be scrolled to), not what it holds;
 labels marked ``elide="id"`` elide by design (the whole id is in their tooltip).
 Used by tests/ui/test_fit.py and tools/journey_screenshots.py.
 """
@@ -28,14 +28,11 @@ def _describe(w: QWidget) -> str:
 
 
 def _scrolled(w: QWidget, top: QWidget) -> bool:
-    """Whether ``w`` sits inside a scroll area's viewport (below ``top``)."""
+    """Whether ``w`` is what a scroll area scrolls (its content, or a cell widget of a
+    view): it may extend past the viewport. What lies inside it must still fit it."""
     p = w.parentWidget()
-    while p is not None and p is not top:
-        gp = p.parentWidget()
-        if isinstance(gp, QAbstractScrollArea) and gp.viewport() is p:
-            return True
-        p = gp
-    return False
+    gp = p.parentWidget() if p is not None else None
+    return isinstance(gp, QAbstractScrollArea) and gp.viewport() is p
 
 
 def _internal(w: QWidget) -> bool:

@@ -60,11 +60,12 @@ class RunsPanel(QWidget):
         self._work_label = ""
         self._rescore_pending: set[int] = set()
 
-        self.runs_table = make_table(["Run", "Model", "Setup", "OK", "Errors", "Missing", "Scored"], stretch=0,
+        # Names in full (the run is what the user picks); the last column takes what is left.
+        self.runs_table = make_table(["Run", "Model", "Setup", "OK", "Errors", "Missing", "Scored"], stretch=6,
                                      sortable=True)
         self.runs_table.horizontalHeaderItem(5).setToolTip("Items (times replications) without an output yet")
         self.runs_table.itemSelectionChanged.connect(self._update_buttons)
-        self.runs_table.setMinimumHeight(self.runs_table.verticalHeader().defaultSectionSize() * 5)
+        self.runs_table.setMinimumHeight(self.runs_table.verticalHeader().defaultSectionSize() * 7)
         self.mode_box = QComboBox()
         self.mode_box.addItems(list(SCORE_MODES))
         self.mode_box.setToolTip("faithful: the benchmark's official scorer, quirks included; "

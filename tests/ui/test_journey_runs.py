@@ -102,9 +102,10 @@ def test_a_cancelled_rerun_is_listed_and_continued_in_one_click(qtbot, samples_s
             job = w.runner.job("runs:work")
             with qtbot.waitSignal(job.cancelled, timeout=5000):
                 qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
-            # listed at once: Runs table (with its counts) and the window's run picker
-            qtbot.waitUntil(lambda: bool(row_of(panel, "halfway")), timeout=5000)
-            kept = int(row_of(panel, "halfway")["OK"])
+            # listed once the work has stopped: Runs table (with its counts) and the window's run picker
+            qtbot.waitUntil(lambda: panel.rerun_button.isEnabled(), timeout=5000)
+            kept = samples_store.run(TOOLSEL, "halfway").outputs
+            qtbot.waitUntil(lambda: row_of(panel, "halfway").get("OK") == str(kept), timeout=5000)
             assert 4 <= kept < 32 and int(row_of(panel, "halfway")["Missing"]) == 32 - kept
             qtbot.waitUntil(lambda: w.run_box.findText("halfway", Qt.MatchFlag.MatchStartsWith) >= 0, timeout=5000)
             # one click continues it with its own settings
