@@ -115,6 +115,9 @@ class MainWindow(QMainWindow):
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        # Ids share long prefixes ("SECFilingsTask_0412"): elide in the middle so the
+        # distinguishing end stays readable; the whole text is in each cell's tooltip.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         vh = self.table.verticalHeader()
         vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # no per-row size queries on 100k rows
         vh.setDefaultSectionSize(self.fontMetrics().height() + 8)

@@ -213,6 +213,8 @@ class ItemTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == COL["Question"]:
                 return r.question
+            if col in (COL["ID"], COL["Review"], COL["Category"], COL["Domain"]):
+                return self._display(r, col) or None  # the whole text: the column may elide it
             if col == COL["Gold"] and r.edited:
                 return "The gold was edited in reviewer (differs from the imported gold)"
             if col == COL["Score"] and self._scores is not None:

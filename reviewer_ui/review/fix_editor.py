@@ -168,6 +168,7 @@ class FixEditor(QWidget):
         # In a one-line answer Enter would reach the dialog (and close it): swallow it.
         self.line.returnPressed.connect(lambda: None)
         self._guard = _CloseGuard(self)
+        self.text.installEventFilter(_KeepIndent(self.text))
         self.text.undoAvailable.connect(self.undo_button.setEnabled)
         self.text.redoAvailable.connect(self.redo_button.setEnabled)
         self.undo_button.setEnabled(False)
@@ -345,6 +346,21 @@ class FixEditor(QWidget):
                 self.save_requested.emit(self.value)
             finally:
                 self._closing = False
+
+
+class _KeepIndent(QObject):
+    """Enter in the JSON text: a newline indented like the current line, one step more
+    after an opening brace or bracket (nothing else: Enter never reaches a button)."""
+
+    def eventFilter(self, obj, event) -> bool:
+        if (event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+                and event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier)):
+            cursor = obj.textCursor()
+            before = cursor.block().text()[: cursor.positionInBlock()]
+            indent = before[: len(before) - len(before.lstrip(" "))]
+            obj.insertPlainText("\n" + indent + ("  " if before.rstrip().endswith(("{", "[")) else ""))
+            return True
+        return False
 
 
 class _CloseGuard(QObject):

@@ -28,6 +28,7 @@ class ToolQaLayout(KindLayout):
         self.meta = QLabel()
         self.meta.setObjectName("muted")
         self.meta.setWordWrap(True)
+        self.meta.setTextFormat(Qt.TextFormat.PlainText)  # payload text as it is: no entities, no markup
         top = QWidget()
         col = QVBoxLayout(top)
         col.setContentsMargins(0, 0, 0, 0)
@@ -62,7 +63,7 @@ class ToolQaLayout(KindLayout):
                           + (" <i>(edited)</i>" if d.gold_edited else ""))
         p = d.payload or {}
         facts = [f"{k}: {p[k]}" for k in ("task", "app", "endpoint", "api_query", "exact_match_metric") if p.get(k)]
-        self.meta.setText(" · ".join(html.escape(str(f)) for f in facts))
+        self.meta.setText(" · ".join(str(f) for f in facts))
         self.response.set_document(view["response"].document)
         self.schema.set_document(view["schema"].document)
         code = p.get("gold_code")
