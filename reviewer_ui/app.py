@@ -13,7 +13,8 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from reviewer.store import Store
-from reviewer_ui import gcpolicy, theme
+from reviewer_ui import theme
+from reviewer_ui.runtime import gcpolicy
 
 
 def ensure_samples(store) -> None:
@@ -36,7 +37,7 @@ def main(db: str | None = None, argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - a broken sample must not keep the app from starting
         print(f"reviewer: could not import the sample datasets: {exc}", file=sys.stderr)
 
-    from reviewer_ui import parsepool
+    from reviewer_ui.runtime import parsepool
     from reviewer_ui.main_window import MainWindow
 
     parsepool.warm_up()  # the helper process that parses big responses off the GIL
@@ -44,7 +45,7 @@ def main(db: str | None = None, argv: list[str] | None = None) -> int:
     window.show()
     # Objects alive after start-up stay alive: keep full garbage collections
     # (which hold the GIL) from walking them again and again; collect fully
-    # only while the user is idle (ui.gcpolicy).
+    # only while the user is idle (reviewer_ui.runtime.gcpolicy).
     gc.freeze()
     idle_collector = gcpolicy.IdleCollector(app, window.runner)  # noqa: F841 - kept alive while the app runs
     try:

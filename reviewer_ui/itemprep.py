@@ -18,7 +18,7 @@ from reviewer.jobs import JobContext
 from reviewer.kinds import ItemKind
 from reviewer.scoring.job import item_scores
 from reviewer.store.views import ItemDetail, OutputView
-from reviewer_ui import gcpolicy
+from reviewer_ui.runtime import gcpolicy
 from reviewer_ui.textdoc import (
     LineDocument,
     ParsedJsonText,
@@ -290,7 +290,7 @@ PREPARERS: dict[str, Callable[[ItemDetail, list[PreparedOutput]], dict]] = {
 
 
 def load_item(ctx: JobContext, store, item_id: int) -> ItemBundle:
-    """Everything the item view shows for one item (a job for ui.jobs)."""
+    """Everything the item view shows for one item (a job for reviewer_ui.runtime.jobs)."""
     with gcpolicy.paused():
         return _load_item(ctx, store, item_id)
 

@@ -40,13 +40,13 @@ from reviewer.store.navigation import failing_row
 from reviewer.store.queries import ItemQuery
 from reviewer_ui import docks, file_menu, shortcuts, theme
 from reviewer_ui.agreement.dock import install as install_agreement
-from reviewer_ui.jobs import JobRunner
+from reviewer_ui.runtime.jobs import JobRunner
 from reviewer_ui.models.item_table import COL, ItemTableModel
 from reviewer_ui.review.dock import install as install_review
 from reviewer_ui.runs.dock import install as install_runs
 from reviewer_ui.runs.dock import scrolled
 from reviewer_ui.store_watch import StoreWatcher
-from reviewer_ui.threadpolicy import favour_gui_thread
+from reviewer_ui.runtime.threadpolicy import favour_gui_thread
 from reviewer_ui.views.filter_bar import FilterBar
 from reviewer_ui.views.item_view import ItemView
 

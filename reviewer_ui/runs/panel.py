@@ -1,7 +1,7 @@
 """The Runs panel: a dataset's runs, scoring and reruns with progress, results,
 comparison and changed verdicts.
 
-All store work goes through the GUI's JobRunner (reviewer_ui/jobs.py) with the job
+All store work goes through the GUI's JobRunner (reviewer_ui/runtime/jobs.py) with the job
 functions of ``ui.runs.tasks``; this widget only starts jobs and shows what
 they return. Keys: ``runs:state`` (runs and stored scores), ``runs:work``
 (scoring or a rerun: one at a time, Cancel stops it), ``runs:compare`` and

@@ -12,7 +12,7 @@ import html
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-from reviewer_ui.disposal import dispose
+from reviewer_ui.runtime.disposal import dispose
 from reviewer_ui.itemprep import ItemBundle, load_item
 from reviewer_ui.views.kinds import KindLayout, layout_class
 
