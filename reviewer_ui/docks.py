@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea
 
+MIN_DOCK = 360  # px: a side dock narrower than this reads badly whatever it holds
 FLOAT_SHARE = 0.7  # a floated dock takes at most this share of the screen in each direction
 
 
@@ -23,19 +24,20 @@ def needed_width(dock: QDockWidget) -> int:
         hint = content.minimumSizeHint().width() if content is not None else 0
     base = max(hint, dock.minimumSizeHint().width()) + 8
     # A form in a scroll area deeper inside (the annotation panel) must not need sideways scrolling.
-    deficits = [a.widget().minimumSizeHint().width() - a.viewport().width()
-                for a in dock.findChildren(QScrollArea)
-                if a.isVisible() and a.widget() is not None and a.viewport().width() > 0]
+    # (How far it scrolls sideways is exactly the width it lacks.)
+    deficits = [a.horizontalScrollBar().maximum() + 2 for a in dock.findChildren(QScrollArea)
+                if a.isVisible() and a.widget() is not None and a.horizontalScrollBar().maximum() > 0]
     return max(base, dock.width() + max(deficits, default=0))
 
 
 def fit_docked(window: QMainWindow, dock: QDockWidget) -> None:
-    """Give a docked dock the room its content needs (a third of the window at least)."""
+    """Give a docked dock the room its content needs (MIN_DOCK px at least), no more: the
+    rest of the window belongs to the material under review."""
     if dock.isFloating() or not dock.isVisible():
         return
     area = window.dockWidgetArea(dock)
     if area in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea):
-        want = max(needed_width(dock), window.width() // 3)
+        want = max(needed_width(dock), MIN_DOCK)
         if dock.width() < want:
             window.resizeDocks([dock], [want], Qt.Orientation.Horizontal)
     else:
@@ -73,8 +75,9 @@ def keep_usable(window: QMainWindow, dock: QDockWidget) -> None:
     # Content that grows once its data arrives (a table, a longer list) widens the dock, not the window.
     content = dock.widget()
     inner = content.widget() if isinstance(content, QScrollArea) else content
-    if inner is not None:
-        inner.installEventFilter(_Regrow(window, dock, inner))
+    watched = [inner] + [a.widget() for a in dock.findChildren(QScrollArea) if a.widget() is not None]
+    for w in {id(w): w for w in watched if w is not None}.values():
+        w.installEventFilter(_Regrow(window, dock, w))
 
 
 class _Regrow(QObject):

@@ -270,6 +270,10 @@ def _tool_select(detail: ItemDetail, outputs: list[PreparedOutput]) -> dict:
         picked, why = selected_tools(names, ScoringOutput(o.text, o.prediction, o.extra or {}, o.status), lenient=True)
         chosen.append(picked)
         notes.append(why)
+        if picked is not None:
+            # Gold vs output compares the tools the scorer read from the answer (a sorted list, as
+            # the gold is) element by element, not the gold list against the model's prose.
+            p.value, p.value_ok = sorted(picked), True
     return {"tools": tools, "expected": set(detail.gold or []), "chosen": chosen, "notes": notes}
 
 

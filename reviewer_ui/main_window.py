@@ -18,7 +18,7 @@ saved filters.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt
+from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -606,6 +606,8 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     def _on_item_loaded(self, _bundle) -> None:
+        # The review panel follows the item (more checks, other tags): its dock follows its width.
+        QTimer.singleShot(0, lambda: docks.fit_docked(self, self.review_dock))
         # Layouts are built on first use: restore their splitters once they exist.
         for s in self._splitters():
             name = s.objectName()

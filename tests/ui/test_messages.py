@@ -47,3 +47,14 @@ def test_job_step_messages_leave_the_status_bar(qtbot, window):
     assert window.statusBar().currentMessage() == "reading stored scores"
     window._on_active(0)  # the last job ended
     assert window.statusBar().currentMessage() == ""
+
+
+def test_tool_selection_diff_compares_the_chosen_tools_element_by_element(qtbot, window):
+    layout = open_dataset(qtbot, window, "tool_select")
+    layout.tabs.setCurrentWidget(layout.diff)
+    window.run_box.setCurrentIndex(window.run_box.findText("selector-b", Qt.MatchFlag.MatchStartsWith))
+    qtbot.waitUntil(lambda: layout.diff.result is not None
+                    and layout.diff.title_right.text().startswith("Output of selector-b"), timeout=5000)
+    assert "raw text" not in layout.diff.title_right.text()
+    kinds = {c.path_text for c in layout.diff.result.changes}
+    assert kinds and all(p.startswith("$[") for p in kinds), kinds  # per element, not "type changed $"
