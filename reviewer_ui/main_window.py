@@ -228,14 +228,7 @@ class MainWindow(QMainWindow):
         self.menuBar().addMenu("&Help").addAction(self.shortcuts_action)
 
     def show_shortcuts(self) -> None:
-        # "?" is typed text in a search box or an editor: there it stays a character.
-        focus = QApplication.focusWidget()
-        from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QTextEdit
-
-        if isinstance(focus, (QLineEdit, QPlainTextEdit)) or (isinstance(focus, QTextEdit) and not focus.isReadOnly()):
-            if QApplication.instance().keyboardModifiers() == Qt.KeyboardModifier.ShiftModifier:
-                focus.insert("?") if isinstance(focus, QLineEdit) else focus.insertPlainText("?")
-                return
+        # ("?" typed into a search box or an editor stays text: those widgets take printable keys first.)
         self.shortcuts_sheet = shortcuts.ShortcutsSheet(self)
         self.shortcuts_sheet.show()
 
