@@ -174,6 +174,7 @@ class MainWindow(QMainWindow):
         for dock in (self.review_dock, self.runs_dock, self.agreement_dock):
             docks.keep_usable(self, dock)
         file_menu.install(self)
+        self.review_dock.toggleViewAction().setShortcut(QKeySequence("Alt+1"))
         self._build_help()
         shortcuts.show_keys_in_tooltips(self)
         self.owns_store = False  # True for a store opened through File ▸ Open database (closed with the window)

@@ -10,7 +10,7 @@ The main window only calls ``install``.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea
 
 from reviewer_ui.review.dock import show_item
@@ -48,15 +48,20 @@ def install(window) -> RunsPanel:
         review.adjudication.settled.connect(lambda view: panel.gold_changed(view.item_id))
 
     menu = window.menuBar().addMenu("R&uns")
-    for text, slot in (("Score selected runs", lambda: panel.score_selected()),
-                       ("Rerun a model…", lambda: panel.open_rerun_dialog()),
-                       ("Retry failed outputs of the selected run", panel.retry_errors),
-                       ("Cancel scoring or rerun", panel.cancel)):
+    for text, keys, slot in (("Score selected runs", "Ctrl+Shift+S", lambda: panel.score_selected()),
+                             ("Rerun a model…", "Ctrl+R", lambda: panel.open_rerun_dialog()),
+                             ("Continue the selected run", "Ctrl+Shift+C", lambda: panel.continue_selected()),
+                             ("Retry failed outputs of the selected run", "Ctrl+Shift+R", panel.retry_errors),
+                             ("Cancel scoring or rerun", "Ctrl+Alt+C", panel.cancel)):
         action = QAction(text, window)
+        action.setShortcut(QKeySequence(keys))
         action.triggered.connect(slot)
         menu.addAction(action)
+        window.addAction(action)
     menu.addSeparator()
-    menu.addAction(dock.toggleViewAction())
+    toggle = dock.toggleViewAction()
+    toggle.setShortcut(QKeySequence("Alt+2"))
+    menu.addAction(toggle)
     window.runs_panel = panel
     window.runs_dock = dock
     return panel
