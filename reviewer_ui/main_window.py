@@ -153,10 +153,16 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(180)
         self.progress.setVisible(False)
+        # The percentage beside the bar, not on it: drawn over the bar's edge, half of it
+        # took the fill's colour and half the groove's.
+        self.progress.setTextVisible(False)
+        self.progress_text = QLabel("")
+        self.progress_text.setVisible(False)
         self.cancel_button = QToolButton(text="Cancel")
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.runner.cancel_all)
         self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.progress_text)
         self.statusBar().addPermanentWidget(self.cancel_button)
         self.runner.started.connect(self._watch_job)
         self.runner.active_changed.connect(self._on_active)
@@ -543,8 +549,11 @@ class MainWindow(QMainWindow):
         if p.total:
             self.progress.setRange(0, p.total)
             self.progress.setValue(p.done)
+            self.progress_text.setText(f"{min(p.done, p.total) * 100 // p.total}%")
         else:
             self.progress.setRange(0, 0)
+            self.progress_text.setText("")
+        self.progress_text.setVisible(bool(self.progress_text.text()))
         if p.message:
             self._progress_message = p.message
             self.statusBar().showMessage(p.message, 2000)
@@ -552,6 +561,7 @@ class MainWindow(QMainWindow):
     def _on_active(self, n: int) -> None:
         if n == 0:
             self.progress.setVisible(False)
+            self.progress_text.setVisible(False)
             # A job's step ("reading stored scores") is over when no job runs: don't leave it shown.
             if self.statusBar().currentMessage() == getattr(self, "_progress_message", None):
                 self.statusBar().clearMessage()

@@ -58,3 +58,14 @@ def test_tool_selection_diff_compares_the_chosen_tools_element_by_element(qtbot,
     assert "raw text" not in layout.diff.title_right.text()
     kinds = {c.path_text for c in layout.diff.result.changes}
     assert kinds and all(p.startswith("$[") for p in kinds), kinds  # per element, not "type changed $"
+
+
+def test_the_percentage_stands_beside_the_bar_in_full(qtbot, window):
+    from reviewer.jobs import Progress
+
+    window._on_progress(Progress(5, 10, "", 1.0))
+    assert not window.progress.isTextVisible()  # not drawn across the bar's fill edge
+    assert window.progress_text.text() == "50%" and window.progress_text.isVisible()
+    assert window.progress_text.width() >= window.progress_text.sizeHint().width()
+    window._on_active(0)
+    assert not window.progress_text.isVisible()
