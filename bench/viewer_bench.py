@@ -158,7 +158,7 @@ def bench_item(app, text: str, doc: dict, repeat: int) -> None:
     from reviewer.jobs import silent
     from reviewer.store import Store
     from reviewer.store.importing import import_dataset
-    from reviewer_ui.jobs import JobRunner
+    from reviewer_ui.runtime.jobs import JobRunner
     from reviewer_ui.views.item_view import ItemView
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -274,7 +274,7 @@ def bench_table(app) -> None:
                             category=("EXTRACTIVE", "FILTERING", "AGGREGATION")[i % 3], depth=i % 5)
                  for i in range(100_000))
         ds = import_dataset(store.engine, ParsedDataset(DatasetRecord("t", "t", "tool_qa", "t"), items), silent())
-        from reviewer_ui.jobs import JobRunner
+        from reviewer_ui.runtime.jobs import JobRunner
 
         runner = JobRunner(QThreadPool())
         model = ItemTableModel(store, runner=runner)
@@ -322,16 +322,16 @@ def main() -> int:
     repeat = int(sys.argv[sys.argv.index("--repeat") + 1]) if "--repeat" in sys.argv else 5
     app = QApplication.instance() or QApplication([])
     from reviewer_ui import theme
-    from reviewer_ui.jobs import JobRunner
+    from reviewer_ui.runtime.jobs import JobRunner
 
     theme.apply(app, "light")
-    from reviewer_ui.threadpolicy import favour_gui_thread
+    from reviewer_ui.runtime.threadpolicy import favour_gui_thread
 
     favour_gui_thread()  # as the main window does
     doc = make_document()
     text = json.dumps(doc)
     fig("document_size", len(text) / 1e6, "MB")
-    from reviewer_ui import parsepool
+    from reviewer_ui.runtime import parsepool
 
     parsepool.run(len, "")  # start the helper process, as the app does at start-up
     runner = JobRunner(QThreadPool())

@@ -65,7 +65,8 @@ def main(db: str | None = None, argv: list[str] | None = None,
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
 
-    from reviewer_ui import gcpolicy, theme
+    from reviewer_ui import theme
+    from reviewer_ui.runtime import gcpolicy
     from reviewer_ui.first_start import start_first_start
 
     argv = list(sys.argv if argv is None else argv)
@@ -80,7 +81,7 @@ def main(db: str | None = None, argv: list[str] | None = None,
     theme.apply(app, str(settings.value("theme", "light")))
 
     from reviewer.store import Store
-    from reviewer_ui import parsepool
+    from reviewer_ui.runtime import parsepool
     from reviewer_ui.main_window import MainWindow
 
     store = Store(db)
@@ -92,7 +93,7 @@ def main(db: str | None = None, argv: list[str] | None = None,
     QTimer.singleShot(0, parsepool.warm_up)
     # Objects alive after start-up stay alive: keep full garbage collections
     # (which hold the GIL) from walking them again and again; collect fully
-    # only while the user is idle (reviewer_ui.gcpolicy).
+    # only while the user is idle (reviewer_ui.runtime.gcpolicy).
     gc.freeze()
     idle_collector = gcpolicy.IdleCollector(app, window.runner)  # noqa: F841 - kept alive while the app runs
     if on_shown is not None:

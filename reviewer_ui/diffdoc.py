@@ -23,7 +23,7 @@ from reviewer.jsondiff import (
     diff,
 )
 from reviewer.jsondiff.render import scalar_text
-from reviewer_ui import gcpolicy
+from reviewer_ui.runtime import gcpolicy
 from reviewer_ui.textdoc import LineDocument, json_tokens
 
 ROLE_OF_KIND = {"added": "added", "removed": "removed", "changed": "changed", "type_changed": "changed",
@@ -67,7 +67,7 @@ def _subset(doc: LineDocument, rows: list[int | None], labels) -> LineDocument:
 class LineNumbers(Sequence):
     """The gutter numbers of one side of a diff: a C array with 0 for "no number"
     (a filler row). 400k Python ints in a list cost ~13 MB, and freeing them is one
-    C call that holds the GIL ~10 ms, stalling the GUI thread (see ui.disposal)."""
+    C call that holds the GIL ~10 ms, stalling the GUI thread (see reviewer_ui.runtime.disposal)."""
 
     def __init__(self, numbers: array):
         self._numbers = numbers
@@ -133,7 +133,7 @@ def _string_spans(doc: LineDocument, row: int, value: str, ops, side: str) -> No
 
 
 def build_diff(ctx: JobContext | None, left: Any, right: Any, options: DiffOptions | None = None) -> DiffResult:
-    """Diff and lay out two JSON values (a job; runs with the collector paused, see ui.gcpolicy)."""
+    """Diff and lay out two JSON values (a job; runs with the collector paused, see reviewer_ui.runtime.gcpolicy)."""
     with gcpolicy.paused():
         return _build_diff(ctx, left, right, options)
 

@@ -18,7 +18,7 @@ from reviewer.jobs import JobContext
 from reviewer.kinds import ItemKind
 from reviewer.scoring.job import item_scores
 from reviewer.store.views import ItemDetail, OutputView
-from reviewer_ui import gcpolicy
+from reviewer_ui.runtime import gcpolicy
 from reviewer_ui.textdoc import (
     LineDocument,
     ParsedJsonText,
@@ -270,6 +270,10 @@ def _tool_select(detail: ItemDetail, outputs: list[PreparedOutput]) -> dict:
         picked, why = selected_tools(names, ScoringOutput(o.text, o.prediction, o.extra or {}, o.status), lenient=True)
         chosen.append(picked)
         notes.append(why)
+        if picked is not None:
+            # Gold vs output compares the tools the scorer read from the answer (a sorted list, as
+            # the gold is) element by element, not the gold list against the model's prose.
+            p.value, p.value_ok = sorted(picked), True
     return {"tools": tools, "expected": set(detail.gold or []), "chosen": chosen, "notes": notes}
 
 
@@ -290,7 +294,7 @@ PREPARERS: dict[str, Callable[[ItemDetail, list[PreparedOutput]], dict]] = {
 
 
 def load_item(ctx: JobContext, store, item_id: int) -> ItemBundle:
-    """Everything the item view shows for one item (a job for ui.jobs)."""
+    """Everything the item view shows for one item (a job for reviewer_ui.runtime.jobs)."""
     with gcpolicy.paused():
         return _load_item(ctx, store, item_id)
 

@@ -1,6 +1,12 @@
 """The main window: dataset and run pickers, the item browser (filters + table)
 and the item view.
 
+File menu: open a database, import a dataset or a run, export, quit (Ctrl+Q);
+``store_changed()`` is the one entry point that shows what other processes
+wrote (a poll of a cheap core token calls it; team mode may call it on NOTIFY).
+F1 lists every shortcut; Ctrl+Shift+F toggles the focus mode (source, gold vs
+output and verdict only).
+
 Keyboard: J / Ctrl+Down next item, K / Ctrl+Up previous item, Ctrl+J / Ctrl+K
 next / previous item the selected run fails (score below 1), Ctrl+F search,
 F9 show/hide the browser, F10 show/hide the item header, Ctrl+Shift+T light/dark,
@@ -12,7 +18,7 @@ saved filters.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt
+from PySide6.QtCore import QByteArray, QItemSelectionModel, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -32,13 +38,15 @@ from PySide6.QtWidgets import (
 from reviewer.store import browse
 from reviewer.store.navigation import failing_row
 from reviewer.store.queries import ItemQuery
-from reviewer_ui import theme
+from reviewer_ui import docks, file_menu, shortcuts, theme
 from reviewer_ui.agreement.dock import install as install_agreement
-from reviewer_ui.jobs import JobRunner
+from reviewer_ui.runtime.jobs import JobRunner
 from reviewer_ui.models.item_table import COL, ItemTableModel
 from reviewer_ui.review.dock import install as install_review
 from reviewer_ui.runs.dock import install as install_runs
-from reviewer_ui.threadpolicy import favour_gui_thread
+from reviewer_ui.runs.dock import scrolled
+from reviewer_ui.store_watch import StoreWatcher
+from reviewer_ui.runtime.threadpolicy import favour_gui_thread
 from reviewer_ui.views.filter_bar import FilterBar
 from reviewer_ui.views.item_view import ItemView
 
@@ -107,6 +115,9 @@ class MainWindow(QMainWindow):
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
         self.table.setAlternatingRowColors(True)
         self.table.setWordWrap(False)
+        # Ids share long prefixes ("SECFilingsTask_0412"): elide in the middle so the
+        # distinguishing end stays readable; the whole text is in each cell's tooltip.
+        self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         vh = self.table.verticalHeader()
         vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)  # no per-row size queries on 100k rows
         vh.setDefaultSectionSize(self.fontMetrics().height() + 8)
@@ -142,10 +153,16 @@ class MainWindow(QMainWindow):
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(180)
         self.progress.setVisible(False)
+        # The percentage beside the bar, not on it: drawn over the bar's edge, half of it
+        # took the fill's colour and half the groove's.
+        self.progress.setTextVisible(False)
+        self.progress_text = QLabel("")
+        self.progress_text.setVisible(False)
         self.cancel_button = QToolButton(text="Cancel")
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self.runner.cancel_all)
         self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.progress_text)
         self.statusBar().addPermanentWidget(self.cancel_button)
         self.runner.started.connect(self._watch_job)
         self.runner.active_changed.connect(self._on_active)
@@ -158,8 +175,20 @@ class MainWindow(QMainWindow):
         # it again in the filter bar's mode (same job key: this newer load wins).
         self.runs_panel.scores_changed.connect(
             lambda run_ids: self.load_scores() if self.current_run_id() in run_ids else None)
+        # The review dock scrolls (the adjudication view is tall) rather than growing the window.
+        self.review_dock.setWidget(scrolled(self.review))
+        for dock in (self.review_dock, self.runs_dock, self.agreement_dock):
+            docks.keep_usable(self, dock)
+        file_menu.install(self)
+        self.review_dock.toggleViewAction().setShortcut(QKeySequence("Alt+1"))
+        self._build_help()
+        shortcuts.show_keys_in_tooltips(self)
+        self.owns_store = False  # True for a store opened through File ▸ Open database (closed with the window)
+        self.watcher = StoreWatcher(store, self.runner, parent=self)
+        self.watcher.changed.connect(self.store_changed)
         self._restore()
         self.refresh_datasets()
+        self.watcher.start()
 
     # -- actions ---------------------------------------------------------------------
 
@@ -184,8 +213,11 @@ class MainWindow(QMainWindow):
         self.clear_action = self._action("Clear filters", ["Ctrl+Shift+X"], self.filters.clear)
         self.next_failing_action = self._action("Next failing item", ["Ctrl+J"], self.next_failing)
         self.prev_failing_action = self._action("Previous failing item", ["Ctrl+K"], self.previous_failing)
+        self.focus_action = self._action("Focus mode", ["Ctrl+Shift+F"], self.toggle_focus, checkable=True)
+        self.focus_action.setToolTip("Only the source, gold vs output and the verdict (hides the browser, "
+                                     "the item header and the other docks)")
         menu = self.menuBar().addMenu("&View")
-        for a in (self.browser_action, self.header_action, self.theme_action):
+        for a in (self.browser_action, self.header_action, self.focus_action, self.theme_action):
             menu.addAction(a)
         go = self.menuBar().addMenu("&Go")
         for a in (self.next_action, self.prev_action, self.next_failing_action, self.prev_failing_action,
@@ -196,6 +228,116 @@ class MainWindow(QMainWindow):
             button.setDefaultAction(a)
             button.setObjectName("paneToggle")
             self.toolbar.addWidget(button)
+
+    def _build_help(self) -> None:
+        self.shortcuts_action = self._action("Keyboard shortcuts", ["F1", "?"], self.show_shortcuts)
+        self.shortcuts_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.menuBar().addMenu("&Help").addAction(self.shortcuts_action)
+
+    def show_shortcuts(self) -> None:
+        # ("?" typed into a search box or an editor stays text: those widgets take printable keys first.)
+        self.shortcuts_sheet = shortcuts.ShortcutsSheet(self)
+        self.shortcuts_sheet.show()
+
+    def toggle_focus(self, on: bool | None = None) -> None:
+        """Focus mode: only the material, gold vs output and the verdict; again to restore."""
+        on = (not getattr(self, "_focus_saved", None)) if not isinstance(on, bool) else on
+        if on and not getattr(self, "_focus_saved", None):
+            others = [d for d in (self.runs_dock, self.agreement_dock) if d.isVisible()]
+            self._focus_saved = {"browser": self.browser.isVisible(), "header": self.item_view.facts.isVisible(),
+                                 "docks": others}
+            self.toggle_browser(False)
+            self.toggle_header(False)
+            self.item_view.scores.setVisible(False)
+            for d in others:
+                d.hide()
+            self.review_dock.show()
+            self.review_dock.raise_()
+            layout = self.item_view.current_layout()
+            if layout is not None and getattr(layout, "has_gold_diff", False):
+                layout.tabs.setCurrentWidget(layout.diff)
+        elif not on and getattr(self, "_focus_saved", None):
+            saved, self._focus_saved = self._focus_saved, None
+            self.toggle_browser(saved["browser"])
+            self.toggle_header(saved["header"])
+            self.item_view.scores.setVisible(bool(self.item_view.scores.text()))
+            for d in saved["docks"]:
+                d.show()
+        self.focus_action.setChecked(bool(getattr(self, "_focus_saved", None)))
+
+    # -- the store and other processes ---------------------------------------------------
+
+    def store_changed(self, select_dataset: str | None = None, select_run: str | None = None) -> None:
+        """Show what was written to the store by anyone (another process, an import):
+        new datasets and runs in the pickers, new rows, review states and scores,
+        without losing the current dataset, run or item. Names given are selected."""
+        self._wanted = (select_dataset, select_run)
+        self.runner.start("datasets", _datasets, self.store, on_result=self._merge_datasets,
+                          on_error=self._job_error)
+
+    def _merge_datasets(self, datasets) -> None:
+        want_ds, want_run = getattr(self, "_wanted", (None, None))
+        self._wanted = (None, None)
+        current = self.current_dataset()
+        if want_ds is not None:
+            self.settings.setValue("dataset", want_ds)
+        if want_run is not None:
+            self.settings.setValue("run", want_run)
+        same = current is not None and want_ds in (None, current.name) and any(
+            d.id == current.id for d in datasets)
+        if not same:
+            self._set_datasets(datasets)  # the current one went away, or another was asked for
+            return
+        fresh = next(d for d in datasets if d.id == current.id)
+        self.datasets = datasets
+        self.dataset_box.blockSignals(True)
+        self.dataset_box.clear()
+        for d in datasets:
+            self.dataset_box.addItem(f"{d.name}  ({d.items} items, {d.kind})", d.id)
+        self.dataset_box.setCurrentIndex(self.dataset_box.findData(current.id))
+        self.dataset_box.blockSignals(False)
+        if fresh.items != current.items:  # rows added: reload them, keeping the selected item
+            item_id = self.model.item_id(self.current_row()) if self.current_row() >= 0 else None
+            self.model.set_query(self.model.query())
+            self._reselect(item_id)
+        else:
+            self.model.refresh()  # review states and gold marks
+        self.refresh_runs(keep_selection=want_run is None)
+        self.runs_panel.reload()
+        if fresh.runs != current.runs:
+            self.item_view.reload()  # the shown item's outputs come from the runs
+
+    def _reselect(self, item_id: int | None) -> None:
+        if item_id is None:
+            return
+        for row in range(min(self.model.rowCount(), 2000)):
+            if self.model.item_id(row) == item_id:
+                self.table.selectionModel().blockSignals(True)
+                self.select_row(row)
+                self.table.selectionModel().blockSignals(False)
+                return
+
+    def refresh_runs(self, keep_selection: bool = True) -> None:
+        """Reload the current dataset's runs into the run picker (after a rerun or an import)."""
+        ds = self.current_dataset()
+        if ds is None:
+            return
+        if keep_selection and self.current_run_id() is not None:
+            self.settings.setValue("run", self.run_box.currentText().split("  (")[0])
+        self.runner.start("dataset", _dataset_state, self.store, ds.id, on_result=self._set_dataset_state,
+                          on_error=self._job_error)
+
+    def switch_store(self, store, url: str):
+        """Open ``store`` in a new window that replaces this one; returns the new window."""
+        self.save_settings()
+        self.settings.setValue("database", url)
+        window = MainWindow(store, self.settings)
+        window.owns_store = True
+        window.setGeometry(self.geometry())
+        window.show()
+        self.replaced_by = window
+        self.close()
+        return window
 
     # -- datasets and runs -------------------------------------------------------------
 
@@ -235,7 +377,10 @@ class MainWindow(QMainWindow):
         self.dataset_box.setCurrentIndex(index)
         self.dataset_box.blockSignals(False)
         if not datasets:
-            self.count_label.setText("No datasets yet: import one with `reviewer import`.")
+            self.count_label.setText("No datasets yet: File ▸ Import dataset… (Ctrl+I).")
+            self.item_view.placeholder.setText(
+                "No datasets yet. Import one with File ▸ Import dataset… (Ctrl+I), or open another "
+                "database with File ▸ Open database… (Ctrl+O).")
         self._on_dataset(index)
 
     def current_dataset(self):
@@ -328,7 +473,9 @@ class MainWindow(QMainWindow):
 
     def _on_count(self, n: int) -> None:
         ds = self.current_dataset()
-        total = ds.items if ds else 0
+        if ds is None:
+            return  # the empty state's message stays
+        total = ds.items
         unit = "item" if total == 1 else "items"
         self.count_label.setText(f"{n:,} of {total:,} {unit}" if n != total else f"{n:,} {unit}")
 
@@ -362,6 +509,11 @@ class MainWindow(QMainWindow):
         query, run_id = self.model.query(), self.current_run_id()
         if query is None or run_id is None:
             self.statusBar().showMessage("Pick a run first: a failing item scores below 1 in the selected run.", 6000)
+            return
+        if not self.model.has_scores():
+            self.statusBar().showMessage(
+                f"The selected run has no {self.filters.mode()} scores yet: score it first "
+                "(Runs ▸ Score selected runs), then Ctrl+J finds its failing items.", 8000)
             return
         self.runner.start("failing", _failing_row, self.store, query, run_id, self.filters.mode(), self.current_row(),
                           forward, on_result=lambda result: self._show_failing(result, forward),
@@ -417,14 +569,22 @@ class MainWindow(QMainWindow):
         if p.total:
             self.progress.setRange(0, p.total)
             self.progress.setValue(p.done)
+            self.progress_text.setText(f"{min(p.done, p.total) * 100 // p.total}%")
         else:
             self.progress.setRange(0, 0)
+            self.progress_text.setText("")
+        self.progress_text.setVisible(bool(self.progress_text.text()))
         if p.message:
+            self._progress_message = p.message
             self.statusBar().showMessage(p.message, 2000)
 
     def _on_active(self, n: int) -> None:
         if n == 0:
             self.progress.setVisible(False)
+            self.progress_text.setVisible(False)
+            # A job's step ("reading stored scores") is over when no job runs: don't leave it shown.
+            if self.statusBar().currentMessage() == getattr(self, "_progress_message", None):
+                self.statusBar().clearMessage()
         self.cancel_button.setVisible(n > 0 and self.progress.isVisible())
 
     def _job_error(self, exc: BaseException, trace: str) -> None:
@@ -440,16 +600,29 @@ class MainWindow(QMainWindow):
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
         else:
-            self.resize(1400, 860)
-            self.splitter.setSizes([400, 1000])
+            self.resize(self._first_size())
         state = self.settings.value("splitters/mainSplitter")
         if isinstance(state, QByteArray):
             self.splitter.restoreState(state)
+        else:  # the item under review gets the room; the browser a column
+            self.splitter.setSizes([300, 700])
+        if not isinstance(self.settings.value("windowState"), QByteArray) or not self.restoreState(
+                self.settings.value("windowState")):
+            docks.fit_docked(self, self.review_dock)
         if self.settings.value("browserVisible", "true") in ("false", False):
             self.toggle_browser(False)
 
+    def _first_size(self):
+        """1400x860, or what the screen has room for."""
+        from PySide6.QtCore import QSize
+
+        screen = self.screen()
+        avail = screen.availableGeometry().size() if screen is not None else QSize(1400, 860)
+        return QSize(min(1400, avail.width()), min(860, avail.height()))
+
     def save_settings(self) -> None:
         self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("windowState", self.saveState())
         for s in self._splitters():
             self.settings.setValue(f"splitters/{s.objectName()}", s.saveState())
         self.settings.setValue("browserVisible", self.browser.isVisible())
@@ -457,6 +630,8 @@ class MainWindow(QMainWindow):
         self.settings.sync()
 
     def _on_item_loaded(self, _bundle) -> None:
+        # The review panel follows the item (more checks, other tags): its dock follows its width.
+        QTimer.singleShot(0, lambda: docks.fit_docked(self, self.review_dock))
         # Layouts are built on first use: restore their splitters once they exist.
         for s in self._splitters():
             name = s.objectName()
@@ -467,6 +642,9 @@ class MainWindow(QMainWindow):
                     s.restoreState(state)
 
     def closeEvent(self, event) -> None:
+        self.watcher.stop()
         self.save_settings()
         self.runner.shutdown(3000)
         super().closeEvent(event)
+        if self.owns_store:
+            self.store.close()

@@ -213,7 +213,7 @@ class ParsedJsonText:
 
 def pretty_index(text: str) -> tuple[bool, str]:
     """(True, pretty text) or (False, error message) for a JSON text.
-    Runs in the helper process (ui.parsepool)."""
+    Runs in the helper process (reviewer_ui.runtime.parsepool)."""
     try:
         value = parse_json(text)
     except ValueError as exc:
@@ -236,11 +236,11 @@ def json_document(value: Any) -> LineDocument:
 def prepare_json_text(text: str | None, what: str = "text") -> ParsedJsonText:
     """Parse and pretty-print a JSON text for the viewer; on a parse error the raw
     text is shown under a banner naming the line and column. Big texts go to
-    the helper process (ui.parsepool) so that parsing never holds up the GUI."""
+    the helper process (reviewer_ui.runtime.parsepool) so that parsing never holds up the GUI."""
     if text is None:
         return ParsedJsonText(None, LineDocument([], banner=f"no {what}"), False)
     if len(text) > BIG_TEXT:
-        from reviewer_ui import parsepool
+        from reviewer_ui.runtime import parsepool
 
         ok, pretty = parsepool.run(pretty_index, text)
         if ok:
@@ -257,7 +257,7 @@ def prepare_json_text(text: str | None, what: str = "text") -> ParsedJsonText:
 def ensure_value(ctx, parsed: ParsedJsonText) -> Any:
     """The parsed value (a job: parsing a big text takes a while)."""
     if not parsed.value_ready and parsed.ok:
-        from reviewer_ui import gcpolicy
+        from reviewer_ui.runtime import gcpolicy
 
         with gcpolicy.paused():
             parsed.value = parse_json(parsed.source)

@@ -39,7 +39,7 @@ def main(argv: list[str]) -> int:
     from reviewer_ui.agreement.job import AgreementResult
     from reviewer_ui.agreement.panel import AgreementPanel
     from reviewer_ui.agreement.sections import panel_texts
-    from reviewer_ui.jobs import JobRunner
+    from reviewer_ui.runtime.jobs import JobRunner
 
     app = QApplication.instance() or QApplication([])
     ratings = synthetic_review(n_items)

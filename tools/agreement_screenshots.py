@@ -80,7 +80,7 @@ def main(argv: list[str]) -> int:
     from reviewer.store import Store
     from reviewer_ui import theme
     from reviewer_ui.agreement.panel import SCOPE_ALL, AgreementPanel
-    from reviewer_ui.jobs import JobRunner
+    from reviewer_ui.runtime.jobs import JobRunner
 
     out = Path(argv[0])
     out.mkdir(parents=True, exist_ok=True)

@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
     from reviewer.store import Store
     from reviewer.testing.openai_server import OpenAIServer, Reply
     from reviewer_ui import theme
-    from reviewer_ui.jobs import JobRunner
+    from reviewer_ui.runtime.jobs import JobRunner
     from reviewer_ui.runs.panel import RunsPanel
 
     out = Path(argv[0])

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 
-from reviewer.errors import InputError
+from reviewer.errors import InputError, ReviewerError
 from reviewer.jobs import Cancelled, JobContext
 from reviewer.rerun.cache import ResponseCache, cache_key
 from reviewer.rerun.client import CallError, ChatClient, Completion
@@ -36,6 +36,15 @@ from reviewer.rerun.secrets import resolve_api_key, scrub
 log = logging.getLogger(__name__)
 
 CANCEL_POLL_SECONDS = 0.02
+# Calls in a row that got no answer at all (refused, unreachable, timed out) after
+# their retries: then the endpoint is down and the run stops, saying why.
+UNREACHABLE_CALLS_TO_STOP = 3
+UNREACHABLE_PREFIX = "cannot reach "  # starts the progress message of an attempt that got no answer
+
+
+class EndpointUnreachable(ReviewerError):
+    """The endpoint did not answer several calls in a row; the run stopped.
+    What was received before is kept (each result is saved as it arrives)."""
 
 
 @dataclass(frozen=True)
@@ -163,8 +172,11 @@ def execute(
     and the call resent once, noted in ``adaptations``. With ``config.cache``
     an identical earlier success is returned without a request. Raises
     ``Cancelled`` when ``ctx`` was cancelled, ``MissingKey`` when the key
-    cannot be found, and re-raises whatever ``on_result`` raises (after
-    abandoning the other calls).
+    cannot be found, ``EndpointUnreachable`` after ``UNREACHABLE_CALLS_TO_STOP``
+    calls in a row got no answer at all (each is delivered as an error first),
+    and re-raises whatever ``on_result`` raises (after abandoning the other calls).
+    Every attempt that cannot reach the endpoint is reported at once through
+    ``ctx.progress``'s message, so a user sees the connection error in seconds.
     """
     ctx.check_cancelled()
     api_key = resolve_api_key(config)
@@ -188,6 +200,8 @@ class _Run:
         self.limiter = RateLimiter(config.backoff, config.max_backoff)
         self.summary = RunSummary(total=len(calls))
         self.done = 0
+        self.unreachable: set[tuple[str, int]] = set()  # calls whose final attempt got no answer
+        self.unreachable_in_a_row = 0
 
     async def run(self) -> RunSummary:
         self.ctx.progress(0, len(self.calls), "rerun")
@@ -248,6 +262,15 @@ class _Run:
                 s.adaptations.append(note)
         self.on_result(result)
         self.done += 1
+        if (result.record_id, result.replication) in self.unreachable:
+            self.unreachable_in_a_row += 1
+            if self.unreachable_in_a_row >= UNREACHABLE_CALLS_TO_STOP:
+                raise EndpointUnreachable(
+                    f"stopped: {self.unreachable_in_a_row} calls in a row could not reach "
+                    f"{self.config.base_url} ({result.error}). Check that the server is running and the "
+                    "base URL is right, then continue the run: what was received is kept.")
+        else:
+            self.unreachable_in_a_row = 0
         self.ctx.progress(self.done, len(self.calls), "rerun")
 
     def _body(self, request: ChatRequest) -> dict:
@@ -287,6 +310,13 @@ class _Run:
                 if exc.kind == "rejected" and exc.param in self.quirks.dropped and exc.param in body:
                     # Another worker dropped it meanwhile; resend shaped by the new quirks.
                     continue
+                no_answer = exc.kind == "transient" and exc.status is None  # refused, unreachable, timed out
+                if no_answer:
+                    left = self.config.retries - retries
+                    self.ctx.progress(self.done, len(self.calls),
+                                      f"{UNREACHABLE_PREFIX}{self.config.base_url}: {exc}"
+                                      + (f" (retrying, {left} attempt{'s' if left != 1 else ''} left)" if left > 0
+                                         else ""))
                 if exc.kind in ("transient", "rate_limited") and retries < self.config.retries:
                     if exc.kind == "rate_limited":
                         delay = self.limiter.rate_limited(exc.retry_after, retries)
@@ -296,6 +326,8 @@ class _Run:
                     retries += 1
                     log.info("retry %d of %s/%d in %.2fs: %s", retries, call.record_id, call.replication, delay, exc)
                     continue
+                if no_answer:
+                    self.unreachable.add((call.record_id, call.replication))
                 return CallResult(**base, status="error", error=str(exc), retries=retries, adaptations=notes)
             except Exception as exc:  # noqa: BLE001 - a bug or an unexpected library error fails one call, not the run
                 message = scrub(f"{type(exc).__name__}: {exc}", self.api_key)
@@ -332,6 +364,7 @@ def _cached_fields(result: CallResult) -> dict:
 __all__ = [
     "CallResult",
     "Cancelled",
+    "EndpointUnreachable",
     "InputError",
     "PlannedCall",
     "RunSummary",

@@ -23,8 +23,16 @@ def install(window) -> AgreementPanel:
     panel = AgreementPanel(window.store, window.runner, window.current_dataset, window)
     dock = QDockWidget("Agreement", window)
     dock.setObjectName("agreementDock")
-    dock.setWidget(panel)
-    window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+    from reviewer_ui.runs.dock import scrolled
+
+    dock.setWidget(scrolled(panel))
+    # Beside the item, tabbed with the review dock: the full height of the window
+    # (a bottom dock shared the height with the item and opened as a strip).
+    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+    review_dock = getattr(window, "review_dock", None)
+    if review_dock is not None:
+        window.tabifyDockWidget(review_dock, dock)
+        review_dock.raise_()
     dock.hide()  # the report costs a computation: only once asked for
 
     window.dataset_box.currentIndexChanged.connect(panel.on_dataset_changed)
@@ -48,12 +56,17 @@ def install(window) -> AgreementPanel:
 
 
 def open_dock(dock: QDockWidget) -> None:
-    """Show the dock (tall enough to read) and bring it to the front."""
+    """Show the dock (at a size its content fits, on screen) and bring it to the front."""
+    from reviewer_ui import docks
+
     dock.show()
     dock.raise_()
     window = dock.parentWidget()
-    if not dock.isFloating() and window is not None:
-        window.resizeDocks([dock], [max(420, window.height() // 2)], Qt.Orientation.Vertical)
+    if window is not None:
+        if dock.isFloating():
+            docks.on_screen(dock, window)
+        else:
+            docks.fit_docked(window, dock)
 
 
 def _menu(window, title: str) -> QMenu | None:

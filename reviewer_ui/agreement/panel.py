@@ -149,12 +149,17 @@ class AgreementPanel(QWidget):
         self.recompute_button.clicked.connect(self.refresh)
         self.export_button.clicked.connect(self.export_dialog)
         bar = QHBoxLayout()
-        for label, widget in (("Scope", self.scope_box), ("Resamples", self.resamples), ("Seed", self.seed)):
+        for label, widget in (("Scope", self.scope_box), ("Resamples", self.resamples)):
             bar.addWidget(QLabel(label))
             bar.addWidget(widget)
         bar.addStretch(1)
-        bar.addWidget(self.recompute_button)
-        bar.addWidget(self.export_button)
+        # The buttons get a row of their own: the panel lives in a dock beside the item.
+        buttons = QHBoxLayout()
+        buttons.addWidget(QLabel("Seed"))
+        buttons.addWidget(self.seed)
+        buttons.addStretch(1)
+        buttons.addWidget(self.recompute_button)
+        buttons.addWidget(self.export_button)
 
         self.status = QLabel("")
         self.status.setObjectName("muted")
@@ -181,7 +186,8 @@ class AgreementPanel(QWidget):
         self.breakdown_box = QComboBox()
         self.variable_box = QComboBox()
         for box in (self.breakdown_box, self.variable_box):
-            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(10)
         self.breakdown_box.currentIndexChanged.connect(self._show_coefficients)
         self.variable_box.currentIndexChanged.connect(self._show_coefficients)
         self.coef_table = QTableWidget()
@@ -226,6 +232,7 @@ class AgreementPanel(QWidget):
         dcol.setContentsMargins(0, 4, 0, 0)
         hint = QLabel("Items whose annotators disagree on the most rubric fields. Click one to open it.")
         hint.setObjectName("muted")
+        hint.setWordWrap(True)
         dcol.addWidget(hint)
         dcol.addWidget(self.disagreement_table)
 
@@ -240,6 +247,7 @@ class AgreementPanel(QWidget):
         col = QVBoxLayout(self)
         col.setContentsMargins(6, 6, 6, 6)
         col.addLayout(bar)
+        col.addLayout(buttons)
         col.addWidget(self.status)
         col.addWidget(self.warnings_area)
         col.addWidget(self.notes)

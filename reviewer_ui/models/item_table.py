@@ -134,6 +134,10 @@ class ItemTableModel(QAbstractTableModel):
         self._score_run = run_id
         self._score_mode = mode
 
+    def has_scores(self) -> bool:
+        """Whether the selected run has any stored score (in the shown mode)."""
+        return bool(self._scores) and any(v is not None for v in self._scores.values())
+
     def set_scores(self, scores: dict[int, float | None] | None, mode: str | None = None) -> None:
         """Scores of the selected run by item id (None: no run selected), given in
         ``mode`` ("faithful"/"fixed"; None: the mode of the previous scores)."""
@@ -209,6 +213,8 @@ class ItemTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == COL["Question"]:
                 return r.question
+            if col in (COL["ID"], COL["Review"], COL["Category"], COL["Domain"]):
+                return self._display(r, col) or None  # the whole text: the column may elide it
             if col == COL["Gold"] and r.edited:
                 return "The gold was edited in reviewer (differs from the imported gold)"
             if col == COL["Score"] and self._scores is not None:

@@ -11,6 +11,11 @@ Contracts:
   results.
 - ``save_requested(value)`` is emitted only for text that parses and differs
   from the original; the editor never writes to the store itself.
+- Nothing typed is lost by a key: Enter inserts a newline in the JSON text and
+  presses no button (no button is a dialog default); Ctrl+Enter saves; Esc and
+  closing the hosting dialog ask first when there are unsaved changes; "Back to
+  the original" asks first and is itself undoable (Ctrl+Z / Ctrl+Shift+Z undo
+  and redo inside the editor).
 """
 
 from __future__ import annotations
@@ -19,10 +24,11 @@ import html
 import json
 from typing import Any
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
-    QHBoxLayout, QLabel, QLineEdit, QListWidget, QPlainTextEdit, QPushButton, QTextEdit, QVBoxLayout, QWidget,
+    QDialog, QHBoxLayout, QLabel, QLineEdit, QListWidget, QMessageBox, QPlainTextEdit, QPushButton, QTextEdit,
+    QToolButton, QVBoxLayout, QWidget,
 )
 
 from reviewer.kinds import ItemKind
@@ -107,16 +113,30 @@ class FixEditor(QWidget):
         changes_title.setObjectName("sectionTitle")
         self.change_list = QListWidget()
         self.change_list.setMaximumHeight(160)
-        self.save_button = QPushButton("Save fix")
+        self.save_button = QPushButton("Save fix  (Ctrl+Enter)")
         self.save_button.setToolTip("Store this as your Fix (Ctrl+Enter)")
-        self.cancel_button = QPushButton("Close")
-        self.reset_button = QPushButton("Back to the original")
+        self.cancel_button = QPushButton("Close  (Esc)")
+        self.cancel_button.setToolTip("Close the editor (asks first when there are unsaved changes) (Esc)")
+        self.reset_button = QPushButton("Back to the original…")
+        self.reset_button.setToolTip("Replace the text with the item's original gold (asks first; Ctrl+Z undoes it)")
+        self.undo_button = QToolButton(text="Undo", toolTip="Undo the last edit (Ctrl+Z)")
+        self.redo_button = QToolButton(text="Redo", toolTip="Redo (Ctrl+Shift+Z)")
+        # No button is a dialog default: Enter belongs to the text (a newline), never to a button.
+        for b in (self.save_button, self.cancel_button, self.reset_button):
+            b.setAutoDefault(False)
+            b.setDefault(False)
         self.save_button.clicked.connect(self.request_save)
-        self.cancel_button.clicked.connect(self.cancel_requested)
-        self.reset_button.clicked.connect(lambda: self.set_value(self.original))
+        self.cancel_button.clicked.connect(self.request_close)
+        self.reset_button.clicked.connect(self.back_to_original)
+        self.undo_button.clicked.connect(self.undo)
+        self.redo_button.clicked.connect(self.redo)
+        self._baseline = ""  # the text as loaded or last saved: differences are unsaved changes
+        self._closing = False
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.reset_button)
+        buttons.addWidget(self.undo_button)
+        buttons.addWidget(self.redo_button)
         buttons.addStretch(1)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.save_button)
@@ -143,6 +163,71 @@ class FixEditor(QWidget):
         for keys in ("Ctrl+Return", "Ctrl+Enter"):
             sc = QShortcut(QKeySequence(keys), self, self.request_save)
             sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        esc = QShortcut(QKeySequence("Escape"), self, self.request_close)
+        esc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        # In a one-line answer Enter would reach the dialog (and close it): swallow it.
+        self.line.returnPressed.connect(lambda: None)
+        self._guard = _CloseGuard(self)
+        self.text.installEventFilter(_KeepIndent(self.text))
+        self.text.undoAvailable.connect(self.undo_button.setEnabled)
+        self.text.redoAvailable.connect(self.redo_button.setEnabled)
+        self.undo_button.setEnabled(False)
+        self.redo_button.setEnabled(False)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        window = self.window()
+        if isinstance(window, QDialog) and window is not self:
+            window.installEventFilter(self._guard)  # closing the dialog asks too
+
+    # -- unsaved changes -------------------------------------------------------------
+
+    @property
+    def dirty(self) -> bool:
+        """Whether the text differs from what was loaded or last saved."""
+        return self.current_text() != self._baseline
+
+    def confirm(self, title: str, question: str) -> bool:
+        """Ask a yes/no question (No is the default, so a stray Enter keeps the edit)."""
+        answer = QMessageBox.question(self, title, question,
+                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                      QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def may_close(self) -> bool:
+        """True when closing loses nothing, or the user agreed to discard the changes."""
+        return not self.dirty or self.confirm("Discard your changes?",
+                                              "The fix has unsaved changes. Close and discard them?")
+
+    def request_close(self) -> None:
+        if self.may_close():
+            self._closing = True
+            try:
+                self.cancel_requested.emit()
+            finally:
+                self._closing = False
+
+    def back_to_original(self) -> None:
+        """Put the original gold back in the text, after asking; undoable with Ctrl+Z."""
+        if self.current_text() == (self.original if self.as_line else to_text(self.original)):
+            return
+        if not self.confirm("Back to the original?",
+                            "Replace your edit with the item's original gold? (Ctrl+Z brings the edit back.)"):
+            return
+        if self.as_line and isinstance(self.original, str):
+            self.line.selectAll()
+            self.line.insert(self.original)  # QLineEdit keeps this on its undo stack
+        else:
+            cursor = self.text.textCursor()
+            cursor.select(QTextCursor.SelectionType.Document)
+            cursor.insertText(to_text(self.original))  # one undoable edit, unlike setPlainText
+        self.validate_now()
+
+    def undo(self) -> None:
+        (self.line if self.as_line else self.text).undo()
+
+    def redo(self) -> None:
+        (self.line if self.as_line else self.text).redo()
 
     # -- input ---------------------------------------------------------------------
 
@@ -168,6 +253,7 @@ class FixEditor(QWidget):
                 self.line.hide()
                 self.text.show()
             self.text.setPlainText(to_text(value))
+        self._baseline = self.current_text()
         self.validate_now()
 
     def current_text(self) -> str:
@@ -254,4 +340,38 @@ class FixEditor(QWidget):
     def request_save(self) -> None:
         self.validate_now()
         if self.can_save:
-            self.save_requested.emit(self.value)
+            self._baseline = self.current_text()  # saved: closing now loses nothing
+            self._closing = True
+            try:
+                self.save_requested.emit(self.value)
+            finally:
+                self._closing = False
+
+
+class _KeepIndent(QObject):
+    """Enter in the JSON text: a newline indented like the current line, one step more
+    after an opening brace or bracket (nothing else: Enter never reaches a button)."""
+
+    def eventFilter(self, obj, event) -> bool:
+        if (event.type() == QEvent.Type.KeyPress and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+                and event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier)):
+            cursor = obj.textCursor()
+            before = cursor.block().text()[: cursor.positionInBlock()]
+            indent = before[: len(before) - len(before.lstrip(" "))]
+            obj.insertPlainText("\n" + indent + ("  " if before.rstrip().endswith(("{", "[")) else ""))
+            return True
+        return False
+
+
+class _CloseGuard(QObject):
+    """Asks before the dialog hosting the editor closes with unsaved changes."""
+
+    def __init__(self, editor: FixEditor):
+        super().__init__(editor)
+        self.editor = editor
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Close and not self.editor._closing and not self.editor.may_close():
+            event.ignore()
+            return True
+        return False

@@ -49,7 +49,13 @@ class BarChart(QWidget):
             return
         legend_h = line + 6
         left, right, top = fm.horizontalAdvance("100%") + 10, 8, 2 * line + 8 + legend_h
-        bottom = h - 2 * line - 8
+        # Category names that do not fit under their group are written slanting, in full
+        # (elided to "attr…" they said nothing); only a name longer than the room left is cut.
+        slot = (w - left - right) / len(self.groups)
+        widest = max(fm.horizontalAdvance(g) for g in self.groups)
+        slanted = widest > slot - 4
+        room = min(widest, int(h * 0.5 / 0.71)) if slanted else 0
+        bottom = h - (int(room * 0.71) + line + 8 if slanted else 2 * line + 8)
         plot_h = max(10, bottom - top)
         # legend
         x = left
@@ -86,6 +92,15 @@ class BarChart(QWidget):
                     p.setPen(text)
                     p.drawText(QRectF(bx, bottom - bar_h - line - 1, bar_w, line), Qt.AlignmentFlag.AlignCenter, label)
             p.setPen(text)
-            label = fm.elidedText(group, Qt.TextElideMode.ElideRight, int(group_w) - 4)
-            p.drawText(QRectF(left + g * group_w, bottom + 4, group_w, line + 2), Qt.AlignmentFlag.AlignHCenter, label)
+            if slanted:  # ends under its group, running down to the left
+                cx = left + g * group_w + group_w / 2
+                label = fm.elidedText(group, Qt.TextElideMode.ElideRight, int(min(room, cx / 0.71)))
+                p.save()
+                p.translate(cx, bottom + 6)
+                p.rotate(-45)
+                p.drawText(QRectF(-room - 4, 0, room + 4, line + 2), Qt.AlignmentFlag.AlignRight, label)
+                p.restore()
+            else:
+                p.drawText(QRectF(left + g * group_w, bottom + 4, group_w, line + 2), Qt.AlignmentFlag.AlignHCenter,
+                           group)
         p.end()

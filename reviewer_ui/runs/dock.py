@@ -10,8 +10,8 @@ The main window only calls ``install``.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea
 
 from reviewer_ui.review.dock import show_item
 from reviewer_ui.runs.panel import RunsPanel
@@ -25,7 +25,7 @@ def install(window) -> RunsPanel:
                       current_query=lambda: window.model.query())
     dock = QDockWidget("Runs", window)
     dock.setObjectName("runsDock")
-    dock.setWidget(panel)
+    dock.setWidget(scrolled(panel))
     window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
     review_dock = getattr(window, "review_dock", None)
     if review_dock is not None:
@@ -48,18 +48,32 @@ def install(window) -> RunsPanel:
         review.adjudication.settled.connect(lambda view: panel.gold_changed(view.item_id))
 
     menu = window.menuBar().addMenu("R&uns")
-    for text, slot in (("Score selected runs", lambda: panel.score_selected()),
-                       ("Rerun a model…", lambda: panel.open_rerun_dialog()),
-                       ("Retry failed outputs of the selected run", panel.retry_errors),
-                       ("Cancel scoring or rerun", panel.cancel)):
+    for text, keys, slot in (("Score selected runs", "Ctrl+Shift+S", lambda: panel.score_selected()),
+                             ("Rerun a model…", "Ctrl+R", lambda: panel.open_rerun_dialog()),
+                             ("Continue the selected run", "Ctrl+Shift+C", lambda: panel.continue_selected()),
+                             ("Retry failed outputs of the selected run", "Ctrl+Shift+R", panel.retry_errors),
+                             ("Cancel scoring or rerun", "Ctrl+Alt+C", panel.cancel)):
         action = QAction(text, window)
+        action.setShortcut(QKeySequence(keys))
         action.triggered.connect(slot)
         menu.addAction(action)
+        window.addAction(action)
     menu.addSeparator()
-    menu.addAction(dock.toggleViewAction())
+    toggle = dock.toggleViewAction()
+    toggle.setShortcut(QKeySequence("Alt+2"))
+    menu.addAction(toggle)
     window.runs_panel = panel
     window.runs_dock = dock
     return panel
+
+
+def scrolled(panel) -> QScrollArea:
+    """The panel in a scroll area: a short window scrolls the panel instead of growing."""
+    area = QScrollArea()
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setWidgetResizable(True)
+    area.setWidget(panel)
+    return area
 
 
 def _on_annotation(panel: RunsPanel, view) -> None:
@@ -78,10 +92,4 @@ def _refresh_score_column(window, run_ids: list[int]) -> None:
 
 def _refresh_runs(window) -> None:
     """Reload the window's run picker (a rerun may have made a run or added outputs)."""
-    # The window's own loader, so both stay the same (imported here: main_window imports this module).
-    from reviewer_ui.main_window import _dataset_state
-
-    ds = window.current_dataset()
-    if ds is not None:
-        window.runner.start(DATASET_JOB, _dataset_state, window.store, ds.id,
-                            on_result=window._set_dataset_state, on_error=window._job_error)
+    window.refresh_runs()

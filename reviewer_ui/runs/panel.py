@@ -1,7 +1,7 @@
 """The Runs panel: a dataset's runs, scoring and reruns with progress, results,
 comparison and changed verdicts.
 
-All store work goes through the GUI's JobRunner (reviewer_ui/jobs.py) with the job
+All store work goes through the GUI's JobRunner (reviewer_ui/runtime/jobs.py) with the job
 functions of ``ui.runs.tasks``; this widget only starts jobs and shows what
 they return. Keys: ``runs:state`` (runs and stored scores), ``runs:work``
 (scoring or a rerun: one at a time, Cancel stops it), ``runs:compare`` and
@@ -26,7 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.errors import ReviewerError
 from reviewer.jobs import Progress
+from reviewer.rerun.config import RunConfig
 from reviewer.store.queries import ItemQuery
 from reviewer_ui.runs import tasks
 from reviewer_ui.runs.compare import CompareView
@@ -58,9 +60,12 @@ class RunsPanel(QWidget):
         self._work_label = ""
         self._rescore_pending: set[int] = set()
 
-        self.runs_table = make_table(["Run", "Model", "Setup", "Outputs", "Errors", "Scored"], stretch=0, sortable=True)
+        # Names in full (the run is what the user picks); the last column takes what is left.
+        self.runs_table = make_table(["Run", "Model", "Setup", "OK", "Errors", "Missing", "Scored"], stretch=6,
+                                     sortable=True)
+        self.runs_table.horizontalHeaderItem(5).setToolTip("Items (times replications) without an output yet")
         self.runs_table.itemSelectionChanged.connect(self._update_buttons)
-        self.runs_table.setMinimumHeight(self.runs_table.verticalHeader().defaultSectionSize() * 5)
+        self.runs_table.setMinimumHeight(self.runs_table.verticalHeader().defaultSectionSize() * 7)
         self.mode_box = QComboBox()
         self.mode_box.addItems(list(SCORE_MODES))
         self.mode_box.setToolTip("faithful: the benchmark's official scorer, quirks included; "
@@ -70,6 +75,10 @@ class RunsPanel(QWidget):
         self.rerun_button = QPushButton("Rerun…")
         self.retry_button = QPushButton("Retry errors")
         self.retry_button.setToolTip("Call the model again for the selected run's failed outputs")
+        self.continue_button = QPushButton("Continue")
+        self.continue_button.setToolTip("Continue the selected run where it stopped: call the model for its "
+                                        "missing and failed items with the run's own settings")
+        self.continue_button.clicked.connect(lambda: self.continue_selected())
         self.cancel_button = QPushButton("Cancel")
         self.score_button.clicked.connect(lambda: self.score_selected())
         self.rerun_button.clicked.connect(lambda: self.open_rerun_dialog())
@@ -97,16 +106,21 @@ class RunsPanel(QWidget):
         self.tabs.addTab(self.compare, "Compare")
         self.tabs.addTab(self.flips, "Verdicts changed")
 
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.mode_box)
-        for b in (self.score_button, self.rerun_button, self.retry_button, self.cancel_button):
-            buttons.addWidget(b)
-        buttons.addStretch(1)
+        # Two short rows: the panel shares the window's width with the item under review.
+        score_row, run_row = QHBoxLayout(), QHBoxLayout()
+        score_row.addWidget(self.mode_box)
+        score_row.addWidget(self.score_button)
+        score_row.addStretch(1)
+        score_row.addWidget(self.cancel_button)
+        for b in (self.rerun_button, self.continue_button, self.retry_button):
+            run_row.addWidget(b)
+        run_row.addStretch(1)
         top = QWidget()
         col = QVBoxLayout(top)
         col.setContentsMargins(0, 0, 0, 0)
         col.addWidget(self.runs_table, 1)
-        col.addLayout(buttons)
+        col.addLayout(score_row)
+        col.addLayout(run_row)
         col.addWidget(self.progress)
         col.addWidget(self.status)
         report_row = QHBoxLayout()
@@ -135,6 +149,8 @@ class RunsPanel(QWidget):
         self.dataset = dataset
         if changed:  # nothing of the previous dataset may be scored or compared meanwhile
             self._set_state(tasks.DatasetScores([]))
+            if not self.runner.is_running(WORK):
+                self.status.setText("")  # a message about the previous dataset's runs no longer applies
             self.flips.clear()
             self.compare.set_rows([])
             self.report.setVisible(False)
@@ -158,8 +174,10 @@ class RunsPanel(QWidget):
         for r in self.runs:
             name = SortItem(r.name, r.name)
             name.run_id = r.id
+            ok, missing = r.outputs - r.errors, self.missing(r)
             rows.append([name, SortItem(r.model or "", r.model or ""), SortItem(r.setup or "", r.setup or ""),
-                         SortItem(f"{r.outputs:,}", r.outputs), SortItem(f"{r.errors:,}", r.errors),
+                         SortItem(f"{ok:,}", ok), SortItem(f"{r.errors:,}", r.errors),
+                         SortItem(f"{missing:,}", missing),
                          SortItem(", ".join(sorted(scored.get(r.id, []))) or "—")])
         fill(self.runs_table, rows)
         for row in range(self.runs_table.rowCount()):
@@ -168,6 +186,12 @@ class RunsPanel(QWidget):
         self.results.set_data(self.runs, state.scores)
         self.compare.set_runs(self.runs)
         self._update_buttons()
+
+    def missing(self, run) -> int:
+        """Items (times the run's replications) that have no output in ``run`` yet."""
+        replications = int((self.configs.get(run.name) or {}).get("replications") or 1)
+        items = self.dataset.items if self.dataset is not None else 0
+        return max(0, items * replications - run.outputs)
 
     def run_id_at(self, row: int) -> int | None:
         return getattr(self.runs_table.item(row, 0), "run_id", None)
@@ -190,7 +214,9 @@ class RunsPanel(QWidget):
         has_data = self.dataset is not None
         self.score_button.setEnabled(has_data and bool(self.runs) and not busy)
         self.rerun_button.setEnabled(has_data and not busy)
-        self.retry_button.setEnabled(has_data and len(self.selected_run_ids()) == 1 and not busy)
+        one = len(self.selected_run_ids()) == 1
+        self.retry_button.setEnabled(has_data and one and not busy)
+        self.continue_button.setEnabled(has_data and one and not busy and self._selected_name() in self.configs)
         self.cancel_button.setEnabled(busy)
 
     # -- scoring ----------------------------------------------------------------------------------------
@@ -229,7 +255,7 @@ class RunsPanel(QWidget):
         if self.dataset is None:
             return None
         query = self.current_query()
-        dialog = RerunDialog(self.dataset.kind, self.runs, self.configs, self.settings, self)
+        dialog = RerunDialog(self.dataset.kind, self.runs, self.configs, self.settings, self, runner=self.runner)
         if run_name:
             dialog.run_name.setCurrentText(run_name)
         if scope:
@@ -238,6 +264,28 @@ class RunsPanel(QWidget):
         dialog.open()
         self.rerun_dialog = dialog
         return dialog
+
+    def _selected_name(self) -> str | None:
+        ids = self.selected_run_ids()
+        return next((r.name for r in self.runs if ids and r.id == ids[0]), None)
+
+    def continue_selected(self) -> None:
+        """Continue the selected run with its stored settings: its missing and failed items."""
+        name = self._selected_name()
+        if name is None:
+            self.status.setText("Select the run to continue in the table.")
+            return
+        stored = self.configs.get(name)
+        if not stored:
+            self.status.setText(f"Run {name!r} was imported, not made by a rerun: there is no endpoint "
+                                "to continue it against. Rerun it under a new name instead.")
+            return
+        try:
+            config = RunConfig.from_dict(stored)
+        except ReviewerError as exc:
+            self.status.setText(f"Run {name!r} has settings this version cannot read: {exc}")
+            return
+        self.start_rerun(RerunRequest(name, config, "all"))
 
     def retry_errors(self) -> None:
         ids = self.selected_run_ids()
@@ -306,6 +354,10 @@ class RunsPanel(QWidget):
         if not self.runner.is_running(WORK):
             self.progress.finish()
         self._update_buttons()
+        if self._work_label.startswith("Rerun"):
+            # Finished, cancelled or stopped: the run exists and holds what arrived; list it.
+            self.runs_changed.emit()
+            self.reload()
 
     def cancel(self) -> None:
         self.runner.cancel(WORK)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from reviewer.jobs import Progress
+from reviewer.rerun.engine import UNREACHABLE_PREFIX
 
 
 def describe(p: Progress, unit: str = "") -> str:
@@ -38,15 +39,26 @@ class ProgressLine(QWidget):
         self.bar.setMaximumHeight(14)
         self.label = QLabel("")
         self.label.setObjectName("muted")
-        row = QHBoxLayout(self)
+        self.label.setWordWrap(True)
+        # What the job says in words (e.g. "cannot reach http://…: Connection refused"), under the bar.
+        self.note = QLabel("")
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #c0392b")
+        self.note.setVisible(False)
+        row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.bar, 1)
         row.addWidget(self.label)
+        col = QVBoxLayout(self)
+        col.setContentsMargins(0, 0, 0, 0)
+        col.addLayout(row)
+        col.addWidget(self.note)
         self.setVisible(False)
 
     def start(self, what: str) -> None:
         self.bar.setRange(0, 0)  # busy until the first report
         self.label.setText(what)
+        self.note.setVisible(False)
         self.setVisible(True)
 
     def show_progress(self, p: Progress, what: str = "") -> None:
@@ -57,6 +69,9 @@ class ProgressLine(QWidget):
             self.bar.setRange(0, 0)
         text = describe(p)
         self.label.setText(f"{what}: {text}" if what else text)
+        if p.message.startswith(UNREACHABLE_PREFIX):  # the endpoint's error, as soon as an attempt fails
+            self.note.setText(p.message)
+            self.note.setVisible(True)
         self.setVisible(True)
 
     def finish(self) -> None:

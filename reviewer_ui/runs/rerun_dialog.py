@@ -16,7 +16,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPushButton,
     QRadioButton,
     QSpinBox,
     QVBoxLayout,
@@ -73,8 +74,9 @@ def _option_text(value) -> str:
 
 class RerunDialog(QDialog):
     def __init__(self, kind: str, runs: list, configs: dict[str, dict], settings: QSettings,
-                 parent: QWidget | None = None):
+                 parent: QWidget | None = None, runner=None):
         super().__init__(parent)
+        self.runner = runner  # the GUI's JobRunner, for the connection test
         self.setWindowTitle("Rerun a model")
         self.kind = kind
         self.configs = configs  # run name -> stored RunConfig dict of runs made by reruns
@@ -152,6 +154,16 @@ class RerunDialog(QDialog):
         form.addRow("Run name", self.run_name)
         form.addRow("Base URL", self.base_url)
         form.addRow("Model", self.model)
+        self.test_button = QPushButton("Test connection")
+        self.test_button.setToolTip("Ask the endpoint for its models and make one tiny request: latency, "
+                                    "and whether it accepts JSON-schema output and tools")
+        self.test_button.setAutoDefault(False)
+        self.test_button.clicked.connect(self.test_connection)
+        self.test_result = QLabel("")
+        self.test_result.setWordWrap(True)
+        self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form.addRow("", self.test_button)
+        form.addRow("", self.test_result)
         form.addRow("API key from", self.key_source)
         form.addRow("Variable / service", self.key_name)
         form.addRow("Key (this session)", self.session_key)
@@ -293,6 +305,34 @@ class RerunDialog(QDialog):
         self.settings.setValue(f"{GROUP}/scope", self.scope())
         self.settings.sync()
 
+    # -- connection test --------------------------------------------------------------------------------
+
+    def test_connection(self) -> None:
+        """Probe the endpoint as configured (reviewer.rerun.probe), on the job runner."""
+        try:
+            config = self.config()
+        except ReviewerError as exc:
+            self.test_result.setText(str(exc))
+            return
+        self._use_session_key(config)
+        self.test_result.setText(f"Testing {config.base_url}…")
+        if self.runner is None:
+            self.test_result.setText("cannot test here: no job runner")
+            return
+        self.test_button.setEnabled(False)
+        job = self.runner.start("rerun:probe", _probe_job, config, on_result=self._tested,
+                                on_error=lambda exc, _tb: self.test_result.setText(f"test failed: {exc}"))
+        job.done.connect(lambda: self.test_button.setEnabled(True))
+
+    def _tested(self, report) -> None:
+        self.last_probe = report
+        self.test_result.setText(report.describe())
+
+    def _use_session_key(self, config: RunConfig) -> None:
+        key = self.session_key.text()
+        if key and config.api_key_env:
+            os.environ[config.api_key_env] = key  # this process only; see the module docstring
+
     # -- accept -----------------------------------------------------------------------------------------
 
     def request(self) -> RerunRequest:
@@ -308,10 +348,14 @@ class RerunDialog(QDialog):
         except ReviewerError as exc:
             self.error.setText(str(exc))
             return
-        key = self.session_key.text()
-        if key and request.config.api_key_env:
-            os.environ[request.config.api_key_env] = key  # this process only; see the module docstring
+        self._use_session_key(request.config)
         self.session_key.clear()
         self._save(request.config)
         self.result_request = request
         super().accept()
+
+
+def _probe_job(ctx, config: RunConfig):
+    from reviewer.rerun.probe import probe
+
+    return probe(config)

@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
 
 from reviewer.jsondiff import count_by_kind, render_path
 from reviewer_ui.diffdoc import DiffResult, build_diff
-from reviewer_ui.disposal import dispose
+from reviewer_ui.runtime.disposal import dispose
 from reviewer_ui.widgets.line_view import LineView
 
 MAX_LISTED = 5000  # a change list longer than this is cut (the panes still show every change)
-# A replaced diff is taken apart on a worker (ui.disposal) this long after the new one
+# A replaced diff is taken apart on a worker (reviewer_ui.runtime.disposal) this long after the new one
 # arrived: started at once, that pure-Python job competes for the GIL with the first
 # paints of the new diff and made them 5-10 times slower (bench/viewer_bench.py).
 RETIRE_AFTER_MS = 300
@@ -62,6 +62,9 @@ class DiffView(QWidget):
         self.path = QLabel("")  # JSON path of the clicked line
         self.path.setObjectName("muted")
         self.path.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Long summaries, paths and run names wrap rather than widen the window.
+        for label in (self.title_left, self.title_right, self.summary, self.path):
+            label.setWordWrap(True)
         self.only_diffs = QCheckBox("Differences only")
         self.only_diffs.toggled.connect(self._show_docs)
         self.prev_button = QToolButton(text="▲", toolTip="Previous change (Shift+F8)")

@@ -93,6 +93,15 @@ class FilterBar(QWidget):
         self.save_button = QToolButton(text="Save…", toolTip="Save the current filters under a name")
         self.delete_button = QToolButton(text="Delete", toolTip="Delete the chosen saved filter")
 
+        # The browser shares the screen with the item under review: every box may
+        # shrink to a few characters (the full choice shows in the open list).
+        for combo in (self.kind, self.category, self.depth, self.gold, self.review, self.score_mode,
+                      self.disagree, self.saved):
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(5)
+        for spin in (self.score_min, self.score_max):
+            spin.setMinimumWidth(spin.fontMetrics().horizontalAdvance("-0.000") + 36)
+
         self._debounce = QTimer(self, singleShot=True, interval=250)
         self._debounce.timeout.connect(self.changed)
         self.search.textChanged.connect(self._debounce.start)
@@ -110,16 +119,17 @@ class FilterBar(QWidget):
 
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
-        for col, (label, widget) in enumerate(
-            (("Kind", self.kind), ("Category", self.category), ("Depth", self.depth), ("Gold", self.gold))
-        ):
-            grid.addWidget(QLabel(label), 0, col)
-            grid.addWidget(widget, 1, col)
-        for col, (label, widget, span) in enumerate(
-            (("Review", self.review, 1), ("Score mode", self.score_mode, 1), ("Disagrees with", self.disagree, 2))
-        ):
-            grid.addWidget(QLabel(label), 2, col)
-            grid.addWidget(widget, 3, col, 1, span)
+        # Three columns: the browser is a narrow column beside the item under review.
+        cells = (("Kind", self.kind, 1), ("Category", self.category, 1), ("Depth", self.depth, 1),
+                 ("Gold", self.gold, 1), ("Review", self.review, 1), ("Score mode", self.score_mode, 1),
+                 ("Disagrees with", self.disagree, 3))
+        row = col = 0
+        for label, widget, span in cells:
+            if col + span > 3:
+                row, col = row + 2, 0
+            grid.addWidget(QLabel(label), row, col)
+            grid.addWidget(widget, row + 1, col, 1, span)
+            col += span
         score_row = QHBoxLayout()
         score_row.addWidget(self.score_range)
         score_row.addWidget(self.score_min, 1)

@@ -12,7 +12,7 @@ import html
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-from reviewer_ui.disposal import dispose
+from reviewer_ui.runtime.disposal import dispose
 from reviewer_ui.itemprep import ItemBundle, load_item
 from reviewer_ui.views.kinds import KindLayout, layout_class
 
@@ -49,6 +49,7 @@ class ItemView(QWidget):
         self.stack = QStackedWidget()
         self.placeholder = QLabel("Pick a dataset, then an item in the table (J/K move through the items).")
         self.placeholder.setObjectName("muted")
+        self.placeholder.setWordWrap(True)
         self.stack.addWidget(self.placeholder)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
@@ -75,6 +76,11 @@ class ItemView(QWidget):
         layout = self.current_layout()
         if layout is not None:
             layout.select_run(run_id)
+
+    def reload(self) -> None:
+        """Load the shown item again from the store (its outputs or gold changed)."""
+        if self.bundle is not None:
+            self.show_item(self.bundle.detail.id)
 
     def refresh(self) -> None:
         """Show the current item again (after a theme change)."""

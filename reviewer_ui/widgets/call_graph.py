@@ -1,8 +1,11 @@
 """The data flow of a call chain drawn with QGraphicsView.
 
-Each call is a box (its API name and parameters), placed in columns by nesting
-depth; an arrow runs from the producing call's response to each consuming
-parameter. Marks: calls missing from / extra in the prediction (red border),
+Each call is a box (its API name and parameters), placed in layers by nesting
+depth: layers are columns left to right in a wide view, rows top to bottom in a
+tall one (the pane beside the review dock is usually tall and narrow), so the
+graph is readable at the zoom that fits it; the layout follows the view's shape
+when it is resized. An arrow runs from the producing call's response to each
+consuming parameter. Marks: calls missing from / extra in the prediction (red border),
 edges whose producer is wrong (red, dashed), parameters whose value is "UNK"
 (amber), placeholders no earlier call returns (red text).
 """
@@ -42,6 +45,8 @@ class CallGraphView(QGraphicsView):
         self.edge_items = []
         self.marked_edges = 0
         self._zoomed = False  # once the user zooms, stop fitting the graph to the view
+        self._shown = None  # (alignment, side) drawn last, redrawn when the view's shape flips
+        self.vertical = False  # layers as rows (tall view) instead of columns
         self.setToolTip("Ctrl+wheel zooms; double-click fits the graph to the view again")
 
     def wheelEvent(self, event) -> None:
@@ -54,6 +59,8 @@ class CallGraphView(QGraphicsView):
 
     def show_chain(self, alignment: CallAlignment, side: str) -> None:
         """Draw the gold (``side="gold"``) or predicted (``"pred"``) chain of an alignment."""
+        self._shown = (alignment, side)
+        self.vertical = self._wants_vertical()
         c = theme.colors()
         self.scene_.clear()
         self.boxes, self.edge_items, self.marked_edges = [], [], 0
@@ -74,14 +81,27 @@ class CallGraphView(QGraphicsView):
         column_y: dict[int, float] = {}
         param_pos: dict[tuple[int, str], QPointF] = {}
         out_pos: dict[int, QPointF] = {}
+        heights = [PAD * 2 + LINE_H * (1 + max(1, len(c_.get("parameters") or {})
+                                               if isinstance(c_.get("parameters"), dict) else 1))
+                   for c_ in calls]
+        layer_top: dict[int, float] = {}  # vertical: the top of each layer's row
+        top = 0.0
+        for layer in sorted({d - 1 for d in depths}):
+            layer_top[layer] = top
+            top += max(h for h, d in zip(heights, depths) if d - 1 == layer) + ROW_GAP * 2
+        row_x: dict[int, float] = {}
         for i, call in enumerate(calls):
             params = call.get("parameters") if isinstance(call.get("parameters"), dict) else {}
             col = depths[i] - 1
-            x = col * (BOX_W + COL_GAP)
-            y = column_y.get(col, 0.0)
-            h = PAD * 2 + LINE_H * (1 + max(1, len(params)))
+            h = heights[i]
+            if self.vertical:
+                x, y = row_x.get(col, 0.0), layer_top[col]
+                row_x[col] = x + BOX_W + COL_GAP / 2
+            else:
+                x = col * (BOX_W + COL_GAP)
+                y = column_y.get(col, 0.0)
+                column_y[col] = y + h + ROW_GAP
             rect = QRectF(x, y, BOX_W, h)
-            column_y[col] = y + h + ROW_GAP
             self.boxes.append(rect)
             border = QPen(c["bad"] if i in unmatched else c["border"], 2.5 if i in unmatched else 1.2)
             self.scene_.addRect(rect, border, QBrush(c["alt"]))
@@ -111,7 +131,7 @@ class CallGraphView(QGraphicsView):
                     item.setDefaultTextColor(c["text"])
                 item.setPos(x + PAD, py - 4)
                 param_pos[(i, str(name))] = QPointF(x, py + LINE_H / 2)
-            out_pos[i] = QPointF(x + BOX_W, y + PAD + LINE_H / 2)
+            out_pos[i] = QPointF(x + BOX_W / 2, y + h) if self.vertical else QPointF(x + BOX_W, y + PAD + LINE_H / 2)
         wrong = alignment.wrong_producer if side == "pred" else set()
         for index, e in enumerate(edges):
             start, end = out_pos.get(e.producer), param_pos.get((e.consumer, e.parameter))
@@ -123,8 +143,18 @@ class CallGraphView(QGraphicsView):
                 pen.setStyle(Qt.PenStyle.DashLine)
                 self.marked_edges += 1
             path = QPainterPath(start)
-            dx = max(40.0, abs(end.x() - start.x()) / 2)
-            path.cubicTo(start + QPointF(dx, 0), end - QPointF(dx, 0), end)
+            if self.vertical:
+                # Down out of the producer into the gap, left of the consumer's box, then into the
+                # parameter's line: right angles in the gaps never cross a box or its title.
+                gap_y = start.y() + ROW_GAP * 0.7
+                lane_x = end.x() - 16 - 6 * (index % 3)  # parallel edges a few px apart
+                path.lineTo(start.x(), gap_y)
+                path.lineTo(lane_x, gap_y)
+                path.lineTo(lane_x, end.y())
+                path.lineTo(end)
+            else:
+                dx = max(40.0, abs(end.x() - start.x()) / 2)
+                path.cubicTo(start + QPointF(dx, 0), end - QPointF(dx, 0), end)
             item = self.scene_.addPath(path, pen)
             item.setToolTip(f"{e.response} of call #{e.producer + 1} → {e.parameter} of call #{e.consumer + 1}"
                             + (" (wrong producer)" if bad else ""))
@@ -134,6 +164,10 @@ class CallGraphView(QGraphicsView):
         self.setSceneRect(self.scene_.itemsBoundingRect().adjusted(-20, -20, 20, 20))
         self._zoomed = False
         self._fit()
+
+    def _wants_vertical(self) -> bool:
+        view = self.viewport().rect()
+        return not view.isEmpty() and view.height() > view.width() * 1.2
 
     def fit_scale(self) -> float:
         """The zoom that fits the whole graph in the view, kept within MIN_FIT..MAX_FIT."""
@@ -162,6 +196,9 @@ class CallGraphView(QGraphicsView):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        if self._shown is not None and not self._zoomed and self._wants_vertical() != self.vertical:
+            self.show_chain(*self._shown)  # the view's shape flipped: lay the layers out the other way
+            return
         self._fit()
 
     def showEvent(self, event) -> None:

@@ -32,7 +32,7 @@ def settings(tmp_path):
 def runner(qtbot):
     from PySide6.QtCore import QThreadPool
 
-    from reviewer_ui.jobs import JobRunner
+    from reviewer_ui.runtime.jobs import JobRunner
 
     pool = QThreadPool()
     r = JobRunner(pool)

@@ -56,7 +56,7 @@ def test_a_wide_graph_shrinks_with_the_view_but_not_below_the_readable_minimum(q
     assert graph.viewport().rect().contains(_on_screen(graph))
     graph.resize(1400, 600)
     qtbot.waitUntil(lambda: _scale(graph) > wide, timeout=3000)
-    graph.resize(200, 600)
+    graph.resize(260, 200)  # still wider than tall: three columns cannot fit 260 px
     qtbot.waitUntil(lambda: _scale(graph) == MIN_FIT, timeout=3000)  # then it scrolls
 
 
@@ -83,3 +83,23 @@ def test_ctrl_wheel_zoom_sticks_until_a_double_click_fits_again(qtbot, graph):
     assert _scale(graph) == pytest.approx(fitted * 1.15), "a resize keeps the user's zoom"
     qtbot.mouseDClick(graph.viewport(), Qt.MouseButton.LeftButton, pos=centre)
     assert _scale(graph) == pytest.approx(graph.fit_scale()) and _scale(graph) > fitted
+
+
+def test_a_tall_view_stacks_the_layers_and_no_edge_crosses_a_box(qtbot, graph):
+    graph.resize(260, 700)  # the pane beside the review dock: tall and narrow
+    qtbot.waitUntil(lambda: graph.viewport().height() > 600, timeout=3000)
+    graph.show_chain(align_calls(CHAIN, CHAIN), "gold")
+    assert graph.vertical
+    tops = [b.top() for b in graph.boxes]
+    assert tops == sorted(tops) and len(set(b.left() for b in graph.boxes)) == 1  # one above the other
+    assert _scale(graph) >= 0.8, "readable at the zoom that fits it"
+    from PySide6.QtGui import QPainterPathStroker
+
+    stroker = QPainterPathStroker()
+    stroker.setWidth(1.0)
+    for edge in graph.edge_items:
+        line = stroker.createStroke(edge.path())  # the drawn line, not the area it encloses
+        for box in graph.boxes:
+            assert not line.intersects(box.adjusted(2, 2, -2, -2)), "an edge runs across a box"
+    graph.resize(900, 400)  # wide again: columns
+    qtbot.waitUntil(lambda: not graph.vertical, timeout=3000)

@@ -10,7 +10,7 @@ import weakref
 
 from tests.ui.test_diff_view import LEFT, RIGHT
 from reviewer_ui.diffdoc import build_diff
-from reviewer_ui.disposal import _shred
+from reviewer_ui.runtime.disposal import _shred
 from reviewer_ui.views.diff_view import RETIRE_AFTER_MS, DiffView
 
 

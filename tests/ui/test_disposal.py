@@ -1,11 +1,11 @@
-"""reviewer_ui.disposal: big structures are taken apart on a worker, shared ones left intact."""
+"""reviewer_ui.runtime.disposal: big structures are taken apart on a worker, shared ones left intact."""
 
 from __future__ import annotations
 
 import gc
 import weakref
 
-from reviewer_ui.disposal import _shred, dispose
+from reviewer_ui.runtime.disposal import _shred, dispose
 
 
 class Holder:
@@ -43,7 +43,7 @@ def test_dispose_runs_on_the_runner(qtbot, runner):
 def test_idle_collector_collects_cycles_when_nothing_happens(qtbot, runner):
     from PySide6.QtWidgets import QApplication
 
-    from reviewer_ui.gcpolicy import IdleCollector
+    from reviewer_ui.runtime.gcpolicy import IdleCollector
 
     class Cycle:
         pass

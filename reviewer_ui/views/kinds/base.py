@@ -21,6 +21,7 @@ from reviewer_ui.widgets.line_view import LineView
 class KindLayout(QWidget):
     kind = ""
     has_gold_diff = True
+    material_left = True  # whether the material under review is on the left (else in the right-hand tabs)
 
     def __init__(self, runner, parent=None):
         super().__init__(parent)
@@ -42,8 +43,12 @@ class KindLayout(QWidget):
         self.splitter.setObjectName(f"layoutSplitter_{self.kind or 'generic'}")
         self.splitter.addWidget(self.build_left())
         self.splitter.addWidget(self.tabs)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 1)
+        # The material under review (response, source, APIs, chain) gets the larger share;
+        # the sizes the user drags to are kept per kind (splitters/layoutSplitter_<kind>).
+        big, small = (0, 1) if self.material_left else (1, 0)
+        self.splitter.setStretchFactor(big, 3)
+        self.splitter.setStretchFactor(small, 2)
+        self.splitter.setSizes([600, 400] if self.material_left else [400, 600])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)

@@ -85,9 +85,9 @@ class CallChainLayout(KindLayout):
         gcol = QVBoxLayout(graph_box)
         gcol.setContentsMargins(2, 2, 2, 2)
         top = QHBoxLayout()
-        top.addWidget(self.which)
-        top.addWidget(legend, 1)
+        top.addWidget(self.which, 1)
         gcol.addLayout(top)
+        gcol.addWidget(legend)  # under the picker, the pane's full width (beside it, it was a narrow column)
         gcol.addWidget(self.graph, 1)
         self._alignment: CallAlignment | None = None
         return [(table_box, "Calls"), (graph_box, "Graph")]

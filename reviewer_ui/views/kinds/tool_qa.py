@@ -28,6 +28,7 @@ class ToolQaLayout(KindLayout):
         self.meta = QLabel()
         self.meta.setObjectName("muted")
         self.meta.setWordWrap(True)
+        self.meta.setTextFormat(Qt.TextFormat.PlainText)  # payload text as it is: no entities, no markup
         top = QWidget()
         col = QVBoxLayout(top)
         col.setContentsMargins(0, 0, 0, 0)
@@ -62,7 +63,7 @@ class ToolQaLayout(KindLayout):
                           + (" <i>(edited)</i>" if d.gold_edited else ""))
         p = d.payload or {}
         facts = [f"{k}: {p[k]}" for k in ("task", "app", "endpoint", "api_query", "exact_match_metric") if p.get(k)]
-        self.meta.setText(" · ".join(html.escape(str(f)) for f in facts))
+        self.meta.setText(" · ".join(str(f) for f in facts))
         self.response.set_document(view["response"].document)
         self.schema.set_document(view["schema"].document)
         code = p.get("gold_code")
@@ -72,7 +73,7 @@ class ToolQaLayout(KindLayout):
         self.docs.setTabEnabled(1, view["response"].ok)
         self._tree_parsed = view["response"]
         self._tree_stale = True
-        self.tree.set_value(None)  # let go of the previous response now (see ui.disposal)
+        self.tree.set_value(None)  # let go of the previous response now (see reviewer_ui.runtime.disposal)
         self._fill_tree(self.docs.currentIndex())
 
     def _fill_tree(self, index: int) -> None:

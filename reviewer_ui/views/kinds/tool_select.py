@@ -25,6 +25,7 @@ from reviewer_ui.views.panes import TextPane, section
 
 class ToolSelectLayout(KindLayout):
     kind = ItemKind.TOOL_SELECT
+    material_left = False  # the offered tools (the Selection tab) are what is reviewed
 
     def build_left(self) -> QWidget:
         self.message = TextPane()

@@ -64,7 +64,7 @@ def make_panel(qtbot, store):
     from PySide6.QtCore import QThreadPool
 
     from reviewer_ui.agreement.panel import SCOPE_ALL, AgreementPanel
-    from reviewer_ui.jobs import JobRunner
+    from reviewer_ui.runtime.jobs import JobRunner
 
     runners = []
 

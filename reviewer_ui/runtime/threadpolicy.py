@@ -4,7 +4,7 @@ CPython lets a thread that holds the GIL keep it for the *switch interval* (5 ms
 by default) after another thread asks for it. The GUI thread asks for it many
 times per frame (each slot, each Python paint method, again after every Qt call
 that released it), so while jobs run pure-Python loops (building a diff,
-taking the previous one apart, ui.disposal) those waits add up to long stalls:
+taking the previous one apart, reviewer_ui.runtime.disposal) those waits add up to long stalls:
 bench/viewer_bench.py measured diff_max_stall 124-227 ms at 5 ms and 46-47 ms
 at 1 ms on this machine, and diff_to_visible did not get slower.
 """

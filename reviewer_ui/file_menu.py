@@ -1,0 +1,405 @@
+"""The File menu: open a database (SQLite file or PostgreSQL URL, recent list),
+import a dataset or a run, export, quit. ``install(window)``.
+
+Imports and exports are core functions (reviewer.store) run on the window's
+JobRunner: a progress bar and Cancel in the dialog, errors as the core words
+them (file and line), and the new items in the window at once (the window's
+``store_changed``). Dialogs open in the folder last used, else the home folder
+(never the working directory of whoever started the app).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+RECENT_KEY = "recentDatabases"
+MAX_RECENT = 8
+FOLDER_KEY = "lastFolder"  # where files were last imported from
+EXPORT_FOLDER_KEY = "lastExportFolder"  # where exports were last written (never the import's source folder)
+DETECT = "(detect from the file)"
+
+
+def last_folder(settings: QSettings, key: str = FOLDER_KEY) -> str:
+    """The folder a file dialog opens in: the last one used for that purpose, else home."""
+    folder = str(settings.value(key, "") or "")
+    return folder if folder and Path(folder).is_dir() else str(Path.home())
+
+
+def remember_folder(settings: QSettings, path: str, key: str = FOLDER_KEY) -> None:
+    p = Path(path)
+    settings.setValue(key, str(p if p.is_dir() else p.parent))
+
+
+def recent_databases(settings: QSettings) -> list[str]:
+    value = settings.value(RECENT_KEY, []) or []
+    return [value] if isinstance(value, str) else [str(v) for v in value]
+
+
+def remember_database(settings: QSettings, url: str) -> None:
+    recent = [url] + [u for u in recent_databases(settings) if u != url]
+    settings.setValue(RECENT_KEY, recent[:MAX_RECENT])
+
+
+# -- job functions (worker threads; no widgets) ------------------------------------------------------
+
+
+def import_dataset_job(ctx, store, path: str, fmt: str | None, name: str | None):
+    return store.import_dataset(path, format=fmt, name=name or None, ctx=ctx, actor="gui")
+
+
+def import_run_job(ctx, store, dataset_id: int, path: str, fmt: str | None, name: str | None):
+    return store.import_run(dataset_id, path, format=fmt, name=name or None, ctx=ctx, actor="gui")
+
+
+def export_job(ctx, store, dataset_id: int, target: str, as_jsonl: bool, gold_only: bool) -> str:
+    if as_jsonl:
+        n = store.export_jsonl(dataset_id, target, gold_only=gold_only)
+        return f"Wrote {n:,} items to {target}."
+    files = store.export_dataset(dataset_id, target, ctx=ctx)
+    return f"Wrote {len(files)} file{'s' if len(files) != 1 else ''} under {target}."
+
+
+def detect_job(ctx, path: str, what: str) -> str:
+    from reviewer.formats.registry import find_dataset_format, find_run_format
+
+    found = (find_dataset_format if what == "dataset" else find_run_format)(Path(path))
+    return found.label
+
+
+def open_store_job(ctx, url: str):
+    from reviewer.store import Store
+
+    return Store(url)
+
+
+# -- dialogs --------------------------------------------------------------------------------------------
+
+
+class JobDialog(QDialog):
+    """A form, a progress bar, an error line, and Start / Cancel / Close."""
+
+    job_key = "file:job"
+
+    def __init__(self, window, title: str):
+        super().__init__(window)
+        self.window_ = window
+        self.runner = window.runner
+        self.setWindowTitle(title)
+        self.form = QFormLayout()
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.start_button = QPushButton("Start")
+        self.cancel_button = QPushButton("Cancel")
+        self.close_button = QPushButton("Close")
+        for b in (self.start_button, self.cancel_button, self.close_button):
+            b.setAutoDefault(False)
+        self.start_button.setDefault(True)
+        self.cancel_button.setEnabled(False)
+        self.start_button.clicked.connect(self.start)
+        self.cancel_button.clicked.connect(lambda: self.runner.cancel(self.job_key))
+        self.close_button.clicked.connect(self.reject)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        for b in (self.start_button, self.cancel_button, self.close_button):
+            buttons.addWidget(b)
+        col = QVBoxLayout(self)
+        col.addLayout(self.form)
+        col.addWidget(self.progress)
+        col.addWidget(self.message)
+        col.addLayout(buttons)
+        self.job = None
+        self.result_value = None
+
+    def path_row(self, line: QLineEdit, *choosers: tuple[str, callable]) -> QWidget:
+        row = QWidget()
+        h = QHBoxLayout(row)
+        h.setContentsMargins(0, 0, 0, 0)
+        h.addWidget(line, 1)
+        for text, slot in choosers:
+            b = QPushButton(text)
+            b.setAutoDefault(False)
+            b.clicked.connect(slot)
+            h.addWidget(b)
+        return row
+
+    def run_job(self, fn, *args, on_result) -> None:
+        self.message.setText("")
+        self.message.setStyleSheet("")
+        self.progress.setRange(0, 0)
+        self.progress.setVisible(True)
+        self.start_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.job = self.runner.start(self.job_key, fn, *args, on_result=on_result, on_error=self._failed,
+                                     on_progress=self._progressed)
+        self.job.cancelled.connect(lambda: self._say("Cancelled: nothing was imported or written."))
+        self.job.done.connect(self._ended)
+
+    def _progressed(self, p) -> None:
+        if p.total:
+            self.progress.setRange(0, p.total)
+            self.progress.setValue(min(p.done, p.total))
+
+    def _failed(self, exc: BaseException, _trace: str) -> None:
+        self._say(str(exc), error=True)
+
+    def _say(self, text: str, error: bool = False) -> None:
+        self.message.setStyleSheet("color: #c0392b" if error else "")
+        self.message.setText(text)
+
+    def _ended(self) -> None:
+        self.progress.setVisible(False)
+        self.start_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+
+class ImportDialog(JobDialog):
+    """Import a dataset (file or folder) or a run (a prediction file) into the open store."""
+
+    def __init__(self, window, what: str):
+        super().__init__(window, "Import a dataset" if what == "dataset" else "Import a run")
+        self.what = what
+        self.settings = window.settings
+        self.path = QLineEdit()
+        self.path.setPlaceholderText("a file" + (" or folder" if what == "dataset" else ""))
+        self.path.textChanged.connect(self._detect)
+        choosers = [("File…", self.choose_file)]
+        if what == "dataset":
+            choosers.append(("Folder…", self.choose_folder))
+        self.format = QComboBox()
+        self.format.addItem(DETECT, None)
+        from reviewer.formats.registry import dataset_formats, run_formats
+
+        for name, f in sorted((dataset_formats() if what == "dataset" else run_formats()).items()):
+            self.format.addItem(f"{f.label} ({name})", name)
+        self.detected = QLabel("")
+        self.detected.setObjectName("muted")
+        self.detected.setWordWrap(True)
+        self.name = QLineEdit()
+        self.name.setPlaceholderText("default: from the file name")
+        self.form.addRow("Path", self.path_row(self.path, *choosers))
+        if what == "run":
+            self.dataset = QComboBox()
+            for d in window.datasets:
+                self.dataset.addItem(f"{d.name}  ({d.items} items)", d.id)
+            current = window.current_dataset()
+            if current is not None:
+                self.dataset.setCurrentIndex(self.dataset.findData(current.id))
+            self.form.addRow("Answers dataset", self.dataset)
+        self.form.addRow("Format", self.format)
+        self.form.addRow("", self.detected)
+        self.form.addRow("Name", self.name)
+        self.start_button.setText("Import")
+        self.resize(640, self.sizeHint().height())
+
+    def choose_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, self.windowTitle(), last_folder(self.settings))
+        if path:
+            self.path.setText(path)
+
+    def choose_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, self.windowTitle(), last_folder(self.settings))
+        if path:
+            self.path.setText(path)
+
+    def _detect(self, text: str) -> None:
+        self.detected.setText("")
+        if text.strip() and Path(text.strip()).exists():
+            self.runner.start("file:detect", detect_job, text.strip(), self.what,
+                              on_result=lambda label: self.detected.setText(f"Detected: {label}"),
+                              on_error=lambda exc, _tb: self.detected.setText(str(exc)))
+
+    def start(self) -> None:
+        path = self.path.text().strip()
+        if not path:
+            self._say("Choose a file first.", error=True)
+            return
+        remember_folder(self.settings, path)
+        fmt, name = self.format.currentData(), self.name.text().strip()
+        if self.what == "dataset":
+            self.run_job(import_dataset_job, self.window_.store, path, fmt, name, on_result=self._imported)
+        else:
+            if self.dataset.currentData() is None:
+                self._say("Import a dataset first: a run answers a dataset's items.", error=True)
+                return
+            self.run_job(import_run_job, self.window_.store, self.dataset.currentData(), path, fmt, name,
+                         on_result=self._imported)
+
+    def _imported(self, summary) -> None:
+        self.result_value = summary
+        self._say(f"Imported {summary.describe()}.")
+        self.window_.store_changed(select_dataset=summary.dataset, select_run=summary.run)
+
+
+class ExportDialog(JobDialog):
+    """Export the current dataset in its source format (a folder) or as JSONL (a file)."""
+
+    def __init__(self, window):
+        super().__init__(window, "Export")
+        self.settings = window.settings
+        ds = window.current_dataset()
+        self.dataset_id = ds.id if ds else None
+        self.as_jsonl = QCheckBox("One JSONL file with provenance (else the benchmark's own files in a folder)")
+        self.gold_only = QCheckBox("Only items with a settled gold (JSONL)")
+        self.target = QLineEdit()
+        base = Path(last_folder(self.settings, EXPORT_FOLDER_KEY))
+        self.target.setText(str(base / f"{ds.name if ds else 'dataset'}-export"))
+        self.as_jsonl.toggled.connect(self._kind_changed)
+        self.form.addRow("Dataset", QLabel(ds.name if ds else "(none: pick a dataset first)"))
+        self.form.addRow("", self.as_jsonl)
+        self.form.addRow("", self.gold_only)
+        self.form.addRow("To", self.path_row(self.target, ("Choose…", self.choose)))
+        self.start_button.setText("Export")
+        self.start_button.setEnabled(ds is not None)
+        self.resize(640, self.sizeHint().height())
+
+    def _kind_changed(self, jsonl: bool) -> None:
+        p = Path(self.target.text())
+        if jsonl and p.suffix != ".jsonl":
+            self.target.setText(str(p.with_suffix(".jsonl")))
+        elif not jsonl and p.suffix == ".jsonl":
+            self.target.setText(str(p.with_suffix("")))
+
+    def choose(self) -> None:
+        if self.as_jsonl.isChecked():
+            path, _ = QFileDialog.getSaveFileName(self, "Export as JSONL", self.target.text(), "JSON Lines (*.jsonl)")
+        else:
+            path = QFileDialog.getExistingDirectory(self, "Export into", str(Path(self.target.text()).parent))
+        if path:
+            self.target.setText(path)
+
+    def start(self) -> None:
+        target = self.target.text().strip()
+        if not target or self.dataset_id is None:
+            return
+        remember_folder(self.settings, target if not self.as_jsonl.isChecked() else str(Path(target).parent),
+                        EXPORT_FOLDER_KEY)
+        self.run_job(export_job, self.window_.store, self.dataset_id, target, self.as_jsonl.isChecked(),
+                     self.gold_only.isChecked(), on_result=self._done)
+
+    def _done(self, text: str) -> None:
+        self.result_value = text
+        self._say(text)
+
+
+class OpenDatabaseDialog(JobDialog):
+    """Open another database: a SQLite file, or a PostgreSQL URL (postgresql://user@host/db)."""
+
+    def __init__(self, window):
+        super().__init__(window, "Open database")
+        self.settings = window.settings
+        self.url = QComboBox()
+        self.url.setEditable(True)
+        self.url.addItems(recent_databases(self.settings))
+        self.url.setCurrentText("")
+        self.url.lineEdit().setPlaceholderText("a .sqlite3 file, or postgresql://user@host:5432/db")
+        self.form.addRow("Database", self.path_row(self.url, ("SQLite file…", self.choose)))
+        self.form.addRow("", QLabel("Recent databases are in the list."))
+        self.start_button.setText("Open")
+        self.resize(640, self.sizeHint().height())
+
+    def choose(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "SQLite database (a new name creates one)",
+                                              last_folder(self.settings), "SQLite (*.sqlite3 *.sqlite *.db);;All (*)",
+                                              options=QFileDialog.Option.DontConfirmOverwrite)
+        if path:
+            self.url.setCurrentText(path)
+
+    def start(self) -> None:
+        url = self.url.currentText().strip()
+        if not url:
+            self._say("Give a file or a PostgreSQL URL.", error=True)
+            return
+        self.run_job(open_store_job, url, on_result=lambda store: self._opened(url, store))
+
+    def _opened(self, url: str, store) -> None:
+        remember_database(self.settings, url)
+        self.result_value = self.window_.switch_store(store, url)
+        self.accept()
+
+
+# -- the menu -------------------------------------------------------------------------------------------
+
+
+def install(window) -> QMenu:
+    """Add the File menu (first in the menu bar) to ``window`` (a MainWindow)."""
+    menu = QMenu("&File", window)
+    first = window.menuBar().actions()[0] if window.menuBar().actions() else None
+    window.menuBar().insertMenu(first, menu) if first else window.menuBar().addMenu(menu)
+
+    def act(text: str, keys: str, slot, tip: str) -> QAction:
+        a = QAction(text, window)
+        a.setShortcut(QKeySequence(keys))
+        a.setToolTip(tip)
+        a.triggered.connect(slot)
+        menu.addAction(a)
+        window.addAction(a)
+        return a
+
+    window.open_db_action = act("Open database…", "Ctrl+O", lambda: open_dialog(window, OpenDatabaseDialog(window)),
+                                "Open a SQLite file or a PostgreSQL URL")
+    recent = menu.addMenu("Open recent")
+    recent.aboutToShow.connect(lambda: _fill_recent(window, recent))
+    menu.addSeparator()
+    window.import_dataset_action = act("Import dataset…", "Ctrl+I",
+                                       lambda: open_dialog(window, ImportDialog(window, "dataset")),
+                                       "Import benchmark items from a file or folder (format detected)")
+    window.import_run_action = act("Import run…", "Ctrl+Shift+I",
+                                   lambda: open_dialog(window, ImportDialog(window, "run")),
+                                   "Import model outputs (a prediction file) as a run of the current dataset")
+    window.export_action = act("Export…", "Ctrl+Shift+E", lambda: open_dialog(window, ExportDialog(window)),
+                               "Export the current dataset (its own format, or JSONL)")
+    menu.addSeparator()
+    window.quit_action = act("Quit", "Ctrl+Q", window.close, "Quit (settings are saved)")
+    window.file_menu = menu
+    return menu
+
+
+def open_dialog(window, dialog: QDialog) -> QDialog:
+    """Show ``dialog`` non-modally (tests and screenshots drive it; the window stays usable)."""
+    window.file_dialog = dialog
+    dialog.show()
+    dialog.raise_()
+    return dialog
+
+
+def _fill_recent(window, menu: QMenu) -> None:
+    menu.clear()
+    urls = recent_databases(window.settings)
+    if not urls:
+        menu.addAction("(none yet)").setEnabled(False)
+    for url in urls:
+        menu.addAction(url, lambda url=url: _open_recent(window, url))
+
+
+def _open_recent(window, url: str) -> None:
+    dialog = OpenDatabaseDialog(window)
+    dialog.url.setCurrentText(url)
+    open_dialog(window, dialog)
+    dialog.start()
+
+
+__all__ = ["install", "ImportDialog", "ExportDialog", "OpenDatabaseDialog"]

@@ -1,0 +1,118 @@
+"""Helpers the journey tests share: answering message boxes and driving the
+review workspace as a person would (kept here so the steps that depend on the
+review protocol's widgets can be adapted in one place)."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
+
+
+def answer_next_box(button: QMessageBox.StandardButton, seen: list[str] | None = None) -> None:
+    """Press ``button`` in the next message box that opens (modal boxes block the test's flow)."""
+
+    def press() -> None:
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, press)
+            return
+        if seen is not None:
+            seen.append(box.text())
+        box.button(button).click()
+
+    QTimer.singleShot(0, press)
+
+
+def open_fix_dialog(qtbot, window):
+    """Press E (Edit fix…) on the shown item; return (dialog, editor)."""
+    ws = window.review
+    qtbot.waitUntil(lambda: ws.annotation.detail is not None, timeout=5000)
+    window.activateWindow()
+    window.table.setFocus()
+    qtbot.keyClick(window.table, Qt.Key.Key_E)
+    qtbot.waitUntil(lambda: ws.annotation.fix_dialog is not None and ws.annotation.fix_dialog.isVisible(),
+                    timeout=5000)
+    dialog: QDialog = ws.annotation.fix_dialog
+    return dialog, ws.annotation.fix_editor
+
+
+# -- review steps (today's review API through its widgets; adapt here when the protocol changes) ----------
+
+
+def become(window, name: str, role: str = "annotator") -> None:
+    """Sign in as ``name`` (the role is granted in the store first, as an admin would)."""
+    from reviewer.review import annotate
+
+    annotate.set_role(window.store, name, role)
+    window.review.session.set_identity(name)
+
+
+def show_row(qtbot, window, row: int):
+    """Select ``row`` with the keyboard's current-row machinery and wait until the review panel shows it."""
+    window.select_row(row)
+    item_id = window.model.item_id(row)
+    qtbot.waitUntil(lambda: window.review.annotation.detail is not None
+                    and window.review.annotation.detail.id == item_id, timeout=5000)
+    return item_id
+
+
+def annotate_rows(qtbot, window, verdicts: dict[int, str]) -> None:
+    """As the signed-in annotator, give each row its verdict by keyboard from the item table:
+    a Pass answers the rubric checks first (keys 1, 2, 3...), a Reject is R."""
+    panel = window.review.annotation
+    for row, verdict in verdicts.items():
+        show_row(qtbot, window, row)
+        window.activateWindow()
+        window.table.setFocus()
+        qtbot.waitUntil(window.table.hasFocus, timeout=3000)
+        if verdict == "pass":
+            for n in range(len(panel.check_rows)):
+                qtbot.keyClick(window.table, str(n + 1))
+            qtbot.keyClick(window.table, "p")
+        else:
+            qtbot.keyClick(window.table, "r")
+        qtbot.waitUntil(lambda: panel.draft is not None and panel.draft.verdict == verdict, timeout=3000)
+
+
+def adjudicate_row(qtbot, window, row: int, take: str, rationale: str) -> None:
+    """As the signed-in adjudicator: open the Adjudicate tab on ``row``, take A's or B's
+    decision, write the rationale and settle."""
+    ws = window.review
+    ws.setCurrentWidget(ws.adjudication)
+    item_id = show_row(qtbot, window, row)
+    view = ws.adjudication
+    qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item_id and view.a is not None,
+                    timeout=5000)
+    qtbot.mouseClick(view.pick_a if take == "a" else view.pick_b, Qt.MouseButton.LeftButton)
+    view.rationale.setFocus()
+    qtbot.keyClicks(view.rationale, rationale)
+    qtbot.waitUntil(view.settle_button.isEnabled, timeout=3000)
+    with qtbot.waitSignal(view.settled, timeout=5000):
+        qtbot.mouseClick(view.settle_button, Qt.MouseButton.LeftButton)
+
+
+# -- screenshots (tools/journey_screenshots.py sets REVIEWER_SHOTS) ----------------------------------------
+
+_shot_counter: dict[str, int] = {}
+
+
+def shot(window, step: str, *extra) -> None:
+    """Save the window (and any ``extra`` top-level widgets: dialogs) as PNGs when
+    $REVIEWER_SHOTS names a folder; a no-op in ordinary test runs."""
+    import os
+    import re
+
+    folder = os.environ.get("REVIEWER_SHOTS")
+    if not folder:
+        return
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(3):
+        QApplication.processEvents()
+    test = os.environ.get("PYTEST_CURRENT_TEST", "journey").split("::")[-1].split(" ")[0]
+    test = re.sub(r"[^A-Za-z0-9x_-]+", "-", test.replace("test_", ""))[:100]
+    n = _shot_counter[test] = _shot_counter.get(test, 0) + 1
+    base = os.path.join(folder, f"{test}-{n:02d}-{step}")
+    window.grab().save(base + ".png")
+    for i, w in enumerate(extra):
+        w.grab().save(f"{base}-dialog{i + 1}.png")

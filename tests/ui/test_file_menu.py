@@ -1,0 +1,96 @@
+"""The File menu against a real store: a bad file's error names the file and
+line and imports nothing; a dataset written by another process (the CLI)
+appears without a restart, keeping the current item; Open database switches to
+another SQLite file and lists it under recent; Quit is Ctrl+Q; every menu
+action shows its keys in its tooltip; F1 lists them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from PySide6.QtCore import Qt
+
+from reviewer.samples import DATA_DIR
+from reviewer.store import Store
+from tests.ui.conftest import open_dataset, shown_main_window
+from reviewer_ui.file_menu import ImportDialog, OpenDatabaseDialog, recent_databases
+
+
+def test_a_bad_file_names_file_and_line_and_imports_nothing(qtbot, window, demo_store, tmp_path):
+    bad = tmp_path / "broken.jsonl"
+    good = (DATA_DIR / "schemagen" / "schemagen.jsonl").read_text().splitlines()[0]
+    bad.write_text(good + '\n{"id": "b", "question": \n')  # line 2 breaks off
+    before = [(d.name, d.items) for d in demo_store.datasets()]
+    dialog = ImportDialog(window, "dataset")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.path.setText(str(bad))
+    dialog.format.setCurrentIndex(dialog.format.findData("schemagen"))
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(dialog.message.text()), timeout=5000)
+    assert str(bad) in dialog.message.text() and "line 2" in dialog.message.text()
+    assert "Traceback" not in dialog.message.text()
+    assert [(d.name, d.items) for d in demo_store.datasets()] == before
+
+
+def test_a_dataset_imported_by_another_process_appears_without_a_restart(qtbot, window, demo_store):
+    open_dataset(qtbot, window, "tool_qa")
+    shown = window.item_view.bundle.detail.id
+    n = window.dataset_box.count()
+    subprocess.run([sys.executable, "-m", "reviewer.cli", "import", "dataset", str(DATA_DIR / "schemagen" /
+                    "schemagen.jsonl"), "--name", "from-the-cli", "--db", demo_store.engine.url.database],
+                   check=True, capture_output=True)
+    qtbot.waitUntil(lambda: window.dataset_box.count() == n + 1, timeout=10000)
+    assert any(d.name == "from-the-cli" for d in window.datasets)
+    assert window.current_dataset().name == "demo-tool_qa"  # the user's place is kept
+    assert window.item_view.bundle.detail.id == shown
+
+
+def test_open_database_switches_and_remembers(qtbot, window, tmp_path):
+    other = tmp_path / "other.sqlite3"
+    s = Store(str(other))
+    s.import_dataset(DATA_DIR / "schemagen" / "schemagen.jsonl", name="elsewhere")
+    s.close()
+    dialog = OpenDatabaseDialog(window)
+    qtbot.addWidget(dialog)
+    dialog.url.setCurrentText(str(other))
+    dialog.start()
+    qtbot.waitUntil(lambda: getattr(window, "replaced_by", None) is not None, timeout=10000)
+    new = window.replaced_by
+    try:
+        qtbot.waitUntil(lambda: [d.name for d in new.datasets] == ["elsewhere"], timeout=5000)
+        assert recent_databases(window.settings)[0] == str(other)
+        assert not window.isVisible()
+        new.activateWindow()
+        qtbot.waitUntil(new.isActiveWindow, timeout=3000)
+        new.table.setFocus()
+        qtbot.keyClick(new.table, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)  # Quit
+        qtbot.waitUntil(lambda: not new.isVisible(), timeout=3000)
+    finally:
+        new.runner.shutdown(5000)
+
+
+def test_menu_actions_show_their_keys_and_f1_lists_them(qtbot, window):
+    menus = {a.text(): a.menu() for a in window.menuBar().actions()}
+    assert list(menus)[0] == "&File"
+    texts = [a.text() for a in menus["&File"].actions() if a.text()]
+    assert texts[:2] == ["Open database…", "Open recent"] and "Quit" in texts
+    for title, menu in menus.items():
+        for a in menu.actions():
+            if a.isSeparator() or a.menu() is not None:
+                continue
+            if title != "&Review":  # the review protocol's own actions are its developer's
+                assert a.shortcut().toString(), f"{title} ▸ {a.text()} has no shortcut"
+            if a.shortcut().toString():
+                assert a.shortcut().toString(a.shortcut().SequenceFormat.NativeText) in a.toolTip(), a.text()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    window.table.setFocus()
+    qtbot.keyClick(window.table, Qt.Key.Key_F1)
+    qtbot.waitUntil(lambda: getattr(window, "shortcuts_sheet", None) is not None
+                    and window.shortcuts_sheet.isVisible(), timeout=3000)
+    table = window.shortcuts_sheet.table
+    listed = {table.item(r, 1).text(): table.item(r, 2).text() for r in range(table.rowCount())}
+    assert listed["Quit"] == "Ctrl+Q" and listed["Import dataset…"] == "Ctrl+I" and "F1" in listed["Keyboard shortcuts"]
+    window.shortcuts_sheet.close()

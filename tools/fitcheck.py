@@ -1,0 +1,83 @@
+"""What a user would call "cut off" in a window, found by walking its widgets.
+
+``fit_problems(window)`` lists, for every visible widget, those that stick out
+of their parent (a button pushed past the window's edge, a pane squeezed below
+its minimum) and every label whose text does not fit its box. A scroll area's
+content is exempt from the first check (it can be scrolled to), not what it holds;
+labels marked ``elide="id"`` elide by design (the whole id is in their tooltip).
+Used by tests/ui/test_fit.py and tools/journey_screenshots.py.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QRect
+from PySide6.QtWidgets import QAbstractScrollArea, QDockWidget, QLabel, QScrollArea, QWidget
+
+TOLERANCE = 1  # px: rounding in layouts
+
+
+def _describe(w: QWidget) -> str:
+    chain = []
+    while w is not None and len(chain) < 4:
+        name = type(w).__name__ + (f"#{w.objectName()}" if w.objectName() else "")
+        if isinstance(w, QLabel) and w.text():
+            name += f"({w.text()[:30]!r})"
+        chain.append(name)
+        w = w.parentWidget()
+    return " < ".join(chain)
+
+
+def _scrolled(w: QWidget, top: QWidget) -> bool:
+    """Whether ``w`` is what a scroll area scrolls (its content, or a cell widget of a
+    view): it may extend past the viewport. What lies inside it must still fit it."""
+    p = w.parentWidget()
+    gp = p.parentWidget() if p is not None else None
+    return isinstance(gp, QAbstractScrollArea) and gp.viewport() is p
+
+
+def _internal(w: QWidget) -> bool:
+    """Qt's own helper widgets (tab scrollers, splitter handles, header sections)."""
+    name = w.objectName()
+    return name.startswith("qt_") or type(w).__name__ in ("QSplitterHandle", "QToolBarExtension",
+                                                          "QTabBar", "QDockWidgetTitleButton")
+
+
+def label_cut(label: QLabel) -> bool:
+    """Whether the label's text needs more room than the label has."""
+    if not label.text():
+        return False
+    if label.wordWrap():
+        return label.heightForWidth(label.width()) > label.height() + TOLERANCE
+    hint = label.sizeHint()
+    return hint.width() > label.width() + TOLERANCE or hint.height() > label.height() + 2 * TOLERANCE
+
+
+def fit_problems(window: QWidget) -> list[str]:
+    problems = []
+    if window.minimumSizeHint().width() > window.width() or window.minimumSizeHint().height() > window.height():
+        problems.append(f"window {window.size().toTuple()} below its minimum {window.minimumSizeHint().toTuple()}")
+    parked = [d for d in window.findChildren(QDockWidget) if not d.isFloating()
+              and not QRect(d.mapTo(window, QPoint(0, 0)), d.size()).intersects(window.rect())]
+    for w in window.findChildren(QWidget):
+        if w.isWindow() or not w.isVisibleTo(window) or not w.isVisible():
+            continue
+        if any(d is w or d.isAncestorOf(w) for d in parked):
+            continue  # a tabified dock behind another: Qt parks it out of sight
+        parent = w.parentWidget()
+        if parent is None or parent.isWindow() and parent is not window:
+            continue
+        if _internal(w) or w.width() <= 0 or w.height() <= 0:
+            continue
+        box = QRect(w.mapTo(parent, QPoint(0, 0)), w.size())
+        if isinstance(w, QScrollArea) and w.horizontalScrollBar().maximum() > 0:
+            # A form scrolled sideways hides its right-hand controls (code and tables may scroll).
+            problems.append(f"needs sideways scrolling: {_describe(w)} content {w.widget().minimumSizeHint().width()}"
+                            f" px in {w.viewport().width()} px")
+        if not _scrolled(w, window):
+            if not parent.rect().adjusted(-TOLERANCE, -TOLERANCE, TOLERANCE, TOLERANCE).contains(box):
+                problems.append(f"sticks out of its parent: {_describe(w)} at {box.getRect()} "
+                                f"in {parent.rect().getRect()}")
+                continue
+        if isinstance(w, QLabel) and w.property("elide") != "id" and label_cut(w):
+            problems.append(f"text cut: {_describe(w)} needs {w.sizeHint().toTuple()} has {w.size().toTuple()}")
+    return problems
