@@ -50,13 +50,13 @@ def resampled_weights(
     inverses = [p.inverse if items is None else p.inverse[items] for p in profiles]
     n = len(inverses[0]) if inverses else 0
     widths = [p.n_patterns for p in profiles]
-    out = np.zeros((n_resamples, sum(widths)), dtype=np.float64)
+    out = np.zeros((n_resamples, sum(widths)), dtype=np.float32)
     if n and n_resamples:
         joint, members = joint_patterns(inverses, widths)
         with _single_threaded_blas():
             _fill(out, joint, members, n, n_resamples, rng)
     splits = np.cumsum(widths)[:-1]
-    return list(np.split(out, splits, axis=1))
+    return [part.astype(np.float64) for part in np.split(out, splits, axis=1)]
 
 
 def joint_patterns(inverses: Sequence[np.ndarray], widths: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -80,7 +80,9 @@ def joint_patterns(inverses: Sequence[np.ndarray], widths: Sequence[int]) -> tup
         size *= width
     _, first, joint = np.unique(joint, return_index=True, return_inverse=True)
     joint = joint.reshape(-1)
-    members = np.zeros((len(first), sum(widths)), dtype=np.float64)
+    if 2 * len(first) > n:  # nearly every item its own pattern (small groups): count items directly
+        first = joint = np.arange(n)
+    members = np.zeros((len(first), sum(widths)), dtype=np.float32)
     rows = np.arange(len(first))
     offset = 0
     for inv, width in zip(inverses, widths):
@@ -119,8 +121,8 @@ def _fill(
         keys = np.take(joint, drawn)
         keys += np.arange(block)[:, None] * n_joint  # one bincount for the whole block
         counts = np.bincount(keys.ravel(), minlength=block * n_joint).reshape(block, n_joint)
-        # Integer counts times a 0/1 matrix: exact in float64.
-        out[start : start + block] = counts.astype(np.float64) @ members
+        # float32 counts are exact up to 2**24 items, far beyond a review's size.
+        out[start : start + block] = counts.astype(np.float32) @ members
 
 
 def percentile_interval(values: np.ndarray) -> tuple[float | None, float | None, int]:
