@@ -84,11 +84,11 @@ def _fast_json(slow: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """A JSON column's bind processor with orjson in front (10x faster than json.dumps;
     JSON encoding was ~60% of the insert time of a NesTools item).
 
-    orjson's text is used only when it decodes back to a value equal to the
-    original, so what is stored reads back exactly as before; anything else
-    (NaN or infinities, which orjson would turn into null; integers beyond 64
-    bits; tuples; non-string keys; None, which the column type maps itself)
-    goes through the column's own processor. The text may differ in spacing
+    orjson's text is used only when it reads back as json.dumps's text would, so
+    what is stored reads back exactly as before: orjson refuses integers beyond
+    64 bits and non-string keys, and writes NaN and infinities as null -- text
+    containing "null" is decoded and compared -- all of which go through the
+    column's own processor, as does None (the column type maps it itself). The text may differ in spacing
     and in non-ASCII escaping, never in the value.
     """
     if orjson is None:  # pragma: no cover - orjson is a runtime dependency
@@ -101,11 +101,24 @@ def _fast_json(slow: Callable[[Any], Any]) -> Callable[[Any], Any]:
             text = orjson.dumps(value)
         except (orjson.JSONEncodeError, TypeError):
             return slow(value)
-        if orjson.loads(text) != value:
+        # orjson is lossy only where it writes null for NaN or an infinity: without
+        # "null" in the text (a substring search) it cannot have been; with it, compare.
+        if b"null" in text and not _same_json(orjson.loads(text), value):
             return slow(value)
         return text.decode()
 
     return process
+
+
+def _same_json(decoded: Any, value: Any) -> bool:
+    """Whether orjson's decoded text equals the value (tuples read back as lists, as json.dumps writes them)."""
+    if isinstance(value, tuple):
+        value = list(value)
+    if isinstance(value, (list, dict)) and type(decoded) is type(value):
+        if isinstance(value, dict):
+            return decoded.keys() == value.keys() and all(_same_json(decoded[k], value[k]) for k in value)
+        return len(decoded) == len(value) and all(_same_json(d, v) for d, v in zip(decoded, value))
+    return decoded == value
 
 
 def _insert_sql(conn: Connection, table: Table, keys: list[str]) -> str:
