@@ -81,3 +81,30 @@ def test_bulk_insert_is_part_of_the_callers_transaction(store):
     with store.engine.connect() as conn:
         assert conn.execute(select(item_t.c.id)).all() == []
         assert conn.execute(select(dataset_t.c.id)).all() == []
+
+
+def test_fetch_ids_gives_the_query_order_with_every_filter_bound(store):
+    """browse.ordered_ids goes through bulk.fetch_ids: same ids, same order as SQLAlchemy's own execution."""
+    from array import array
+
+    from reviewer.store.browse import ordered_ids
+    from reviewer.store.queries import ItemQuery
+
+    with store.engine.begin() as conn:
+        ds = conn.execute(
+            dataset_t.insert().values(name="ids", format="f", kind="k", source="s", meta={}, created_at=utcnow())
+        ).inserted_primary_key[0]
+        insert_many(conn, item_t, [
+            {"dataset_id": ds, "record_id": f"r{i}", "position": i, "kind": "ab"[i % 2], "category": "xyz"[i % 3],
+             "depth": i % 4, "question": f"Q{i}", "gold_edited": False, "version": 1} for i in range(60)])
+    queries = [
+        ItemQuery(ds, kinds=["a"], categories=["x", "y"], depths=[0, 2], text="q", sort="depth", descending=True),
+        ItemQuery(ds, review="unannotated", sort="review"),
+        ItemQuery(ds, edited=False, sort="category"),
+    ]
+    for q in queries:
+        stmt = q.order(q.where(select(item_t.c.id)))
+        with store.engine.connect() as conn:
+            expected = array("q", conn.execute(stmt).scalars())
+        got = ordered_ids(store, q)
+        assert len(got) > 0 and got == expected
