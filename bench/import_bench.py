@@ -1,20 +1,28 @@
-"""Import time and peak memory for the three reference datasets (target: each <= 1 s).
+"""Import time, rate and peak memory (targets: each reference dataset <= 1 s; issue 14:
+NesTools-like items >= 20,000 items/s with bounded memory on SQLite and PostgreSQL).
 
-Each import runs in a fresh process into a fresh SQLite file, so the figures
-include parsing, the one transaction and the blob de-duplication, and the peak
-memory is that process's own. Prints one figure a line: ``name: value unit``.
+Each import runs in a fresh process into a fresh SQLite file (or PostgreSQL
+schema), so the figures include parsing, the one transaction and the blob
+de-duplication, and the peak memory is that process's own. The NesTools-like
+sets (the 1,000 reference items repeated under new ids, 1k/10k/100k) are
+imported twice in the same run: through reviewer.store.bulk (COPY /
+prepared executemany) and through plain SQLAlchemy executemany (the old path).
+The reader alone is timed in the same process, so the store's own write rate
+is shown beside the end-to-end rate. Prints one figure a line: ``name: value unit``.
 
-    .venv/bin/python bench/import_bench.py [--repeat 3]
+    .venv/bin/python bench/import_bench.py [--repeat 3] [--sizes 1000,10000,100000] [--pg URL]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,10 +57,127 @@ def run_once(path: Path, fmt: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+NESTOOLS_CHILD = r"""
+import json, resource, sys, time
+from reviewer.store import Store, bulk, importing
+from reviewer.formats.registry import load_all, dataset_formats
+from reviewer.jobs import JobContext
+url, path, mode = sys.argv[1:4]
+if mode == "executemany":  # the old path: SQLAlchemy Core's executemany of insert(), 1,000 rows at a time
+    def insert_many(conn, table, rows):
+        for start in range(0, len(rows), bulk.CHUNK):
+            conn.execute(table.insert(), rows[start : start + bulk.CHUNK])
+    importing.insert_many = insert_many
+store = Store(url)
+load_all()
+t0 = time.perf_counter()
+for _ in dataset_formats()["nestools"].read(path, JobContext()).items:
+    pass
+reader = time.perf_counter() - t0
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.perf_counter()
+summary = store.import_dataset(path, format="nestools")
+elapsed = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": elapsed, "reader": reader, "items": summary.added, "growth_mb": (peak - base) / 1024}))
+"""
+
+
+def nestools_like(n: int, folder: Path) -> Path:
+    """The reference NesTools test set repeated under new ids, with its companion api-ids file."""
+    root = REFDATA / "NesTools"
+    src = [json.loads(line) for line in (root / "data" / "test_data.jsonl").open()]
+    ids = {}
+    for line in (root / "inference" / "build_test_prompt" / "test_api_ids.jsonl").open():
+        rec = json.loads(line)
+        ids[rec["test_id"]] = rec["api_ids"]
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "test_data.jsonl").open("w") as data, (folder / "test_api_ids.jsonl").open("w") as api:
+        for i in range(n):
+            rec = dict(src[i % len(src)])
+            old, rec["test_id"] = rec["test_id"], i + 1
+            data.write(json.dumps(rec) + "\n")
+            api.write(json.dumps({"test_id": i + 1, "api_ids": ids.get(old, [])}) + "\n")
+    return folder / "test_data.jsonl"
+
+
+def _pg_schema_url(pg: str):
+    import psycopg
+
+    schema = f"bench_import_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg, autocommit=True) as conn:
+        conn.execute(f"create schema {schema}")
+    sep = "&" if "?" in pg else "?"
+
+    def drop():
+        with psycopg.connect(pg, autocommit=True) as conn:
+            conn.execute(f"drop schema {schema} cascade")
+
+    return f"{pg}{sep}options=-csearch_path%3D{schema}", drop
+
+
+def nestools_rates(sizes: list[int], repeat: int, pg: str | None) -> None:
+    if not (REFDATA / "NesTools" / "data" / "test_data.jsonl").exists():
+        print("nestools_like_skipped: 1 (reference data not found)")
+        return
+    backends = ["sqlite"] + (["postgres"] if pg else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        rate_per_size: dict[tuple[str, int], float] = {}
+        for n in sizes:
+            path = nestools_like(n, Path(tmp) / f"n{n}")
+            k = f"{n // 1000}k" if n % 1000 == 0 else str(n)
+            reps = repeat if n < 100_000 else max(1, repeat // 3)
+            for backend in backends:
+                figures = {}
+                for mode in ("bulk", "executemany"):
+                    runs = []
+                    for r in range(reps):
+                        if backend == "sqlite":
+                            url, drop = str(Path(tmp) / f"{n}_{mode}_{r}.sqlite3"), (lambda: None)
+                        else:
+                            url, drop = _pg_schema_url(pg)
+                        try:
+                            proc = subprocess.run(
+                                [sys.executable, "-c", NESTOOLS_CHILD, url, str(path), mode],
+                                capture_output=True, text=True, check=True, cwd=ROOT,
+                            )
+                        finally:
+                            drop()
+                        runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+                    figures[mode] = {
+                        "seconds": statistics.median(x["seconds"] for x in runs),
+                        "write": statistics.median(x["seconds"] - x["reader"] for x in runs),
+                        "growth": max(x["growth_mb"] for x in runs),
+                    }
+                new, old = figures["bulk"], figures["executemany"]
+                rate, write_rate = n / new["seconds"], n / max(new["write"], 1e-9)
+                old_rate, old_write_rate = n / old["seconds"], n / max(old["write"], 1e-9)
+                rate_per_size[(backend, n)] = rate
+                p = f"nestools_like_{k}_{backend}"
+                print(f"{p}_import_time: {new['seconds']:.2f} s (executemany {old['seconds']:.2f} s)")
+                print(f"{p}_import_rate: {rate:.0f} items/s ({rate / 20_000:.2f} of 20,000; "
+                      f"executemany {old_rate:.0f} items/s, {rate / old_rate:.2f} x)")
+                print(f"{p}_store_write_rate: {write_rate:.0f} items/s ({write_rate / 20_000:.2f} of 20,000; "
+                      f"executemany {old_write_rate:.0f} items/s, {write_rate / old_write_rate:.2f} x)")
+                print(f"{p}_reader_share: {1 - new['write'] / new['seconds']:.2f} of the import time")
+                print(f"{p}_rss_growth: {new['growth']:.0f} MB (executemany {old['growth']:.0f} MB)")
+        for backend in backends:
+            if (backend, sizes[0]) in rate_per_size and (backend, sizes[-1]) in rate_per_size:
+                ratio = rate_per_size[(backend, sizes[-1])] / rate_per_size[(backend, sizes[0])]
+                print(f"nestools_like_{backend}_rate_{sizes[-1]}_vs_{sizes[0]}: {ratio:.2f} x (1.0 = linear cost)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--sizes", default="1000,10000,100000", help="NesTools-like item counts")
+    parser.add_argument("--pg", default=os.environ.get("REVIEWER_TEST_PG"), help="PostgreSQL URL to make schemas in")
+    parser.add_argument("--only-nestools-like", action="store_true")
     args = parser.parse_args()
+    print(f"load_average_1min: {os.getloadavg()[0]:.2f}")
+    nestools_rates([int(x) for x in args.sizes.split(",")], args.repeat, args.pg)
+    if args.only_nestools_like:
+        return
     for name, (path, fmt) in SETS.items():
         if not path.exists():
             print(f"{name}_skipped: 1 (reference data not found at {path})")

@@ -17,6 +17,7 @@ coefficient's (se, low, high), or None where the coefficient is undefined.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -85,8 +86,14 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+@functools.lru_cache(maxsize=256)
 def t_quantile(p: float, df: float) -> float:
-    """Student's t quantile by bisection on ``t_cdf`` (to double precision; called a few times per report)."""
+    """Student's t quantile by bisection on ``t_cdf`` (to double precision).
+
+    Cached: a report asks for the same (p, df) once per coefficient and
+    variable -- every variable of a group has the same number of items --
+    and each bisection costs ~10 ms.
+    """
     lo, hi = -1.0, 1.0
     while t_cdf(lo, df) > p:
         lo *= 2.0

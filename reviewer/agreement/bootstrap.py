@@ -2,10 +2,10 @@
 
 A resample draws as many items as there are, with replacement. Instead of
 recomputing each coefficient per resample, we count how often each rating
-pattern occurs in each resample -- one matrix product of the item
-multiplicities (resamples x items) with a one-hot of every variable's
-pattern (items x patterns, all variables side by side) -- and hand those
-counts to the vectorised coefficients. All variables of one group share the
+pattern occurs in each resample -- one bincount of the drawn items' joint
+patterns (their pattern in every variable at once; there are few), times a
+one-hot of what each joint pattern stands for (all variables side by side) --
+and hand those counts to the vectorised coefficients. All variables of one group share the
 same resampled items, as a bootstrap of the whole review should.
 """
 
@@ -52,16 +52,43 @@ def resampled_weights(
     widths = [p.n_patterns for p in profiles]
     out = np.zeros((n_resamples, sum(widths)), dtype=np.float32)
     if n and n_resamples:
-        onehot = np.zeros((n, sum(widths)), dtype=np.float32)
-        offset = 0
-        rows = np.arange(n)
-        for inv, width in zip(inverses, widths):
-            onehot[rows, offset + inv] = 1.0
-            offset += width
+        joint, members = joint_patterns(inverses, widths)
         with _single_threaded_blas():
-            _fill(out, onehot, n, n_resamples, rng)
+            _fill(out, joint, members, n, n_resamples, rng)
     splits = np.cumsum(widths)[:-1]
     return [part.astype(np.float64) for part in np.split(out, splits, axis=1)]
+
+
+def joint_patterns(inverses: Sequence[np.ndarray], widths: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Each item's *joint* pattern (its pattern in every variable at once) and what each joint pattern is.
+
+    Returns ``(joint, members)``: ``joint[i]`` indexes the joint pattern of item i;
+    ``members`` (joint patterns x sum of widths) is the one-hot of the variables'
+    patterns each joint pattern stands for. A resample's pattern counts are then
+    its joint-pattern counts times ``members`` -- a review has far fewer joint
+    patterns than items, so counting them is much cheaper than counting items.
+    """
+    n = len(inverses[0])
+    joint = np.zeros(n, dtype=np.int64)
+    size = 1
+    for inv, width in zip(inverses, widths):
+        if size * width >= 2**62:  # compact before the mixed-radix key would overflow
+            _, joint = np.unique(joint, return_inverse=True)
+            joint = joint.reshape(-1).astype(np.int64)
+            size = int(joint.max()) + 1
+        joint = joint * width + inv
+        size *= width
+    _, first, joint = np.unique(joint, return_index=True, return_inverse=True)
+    joint = joint.reshape(-1)
+    if 2 * len(first) > n:  # nearly every item its own pattern (small groups): count items directly
+        first = joint = np.arange(n)
+    members = np.zeros((len(first), sum(widths)), dtype=np.float32)
+    rows = np.arange(len(first))
+    offset = 0
+    for inv, width in zip(inverses, widths):
+        members[rows, offset + inv[first]] = 1.0
+        offset += width
+    return joint.astype(np.int64), members
 
 
 def _single_threaded_blas():
@@ -71,16 +98,31 @@ def _single_threaded_blas():
     return threadpool_limits(1, user_api="blas") if threadpool_limits else contextlib.nullcontext()
 
 
-def _fill(out: np.ndarray, onehot: np.ndarray, n: int, n_resamples: int, rng: np.random.Generator) -> None:
-    """Write each resample's pattern counts into ``out``, one block of resamples at a time."""
+def _fill(
+    out: np.ndarray,
+    joint: np.ndarray,
+    members: np.ndarray,
+    n: int,
+    n_resamples: int,
+    rng: np.random.Generator,
+) -> None:
+    """Write each resample's pattern counts into ``out``, one block of resamples at a time.
+
+    The draws (item indices, uniform with replacement) are the same as ever for
+    a seed; each drawn item is mapped to its joint pattern and the joint patterns
+    counted in one bincount per block, so nothing per item is multiplied.
+    """
+    n_joint = len(members)
     step = max(1, min(BLOCK, MAX_DRAWS // n))
     for start in range(0, n_resamples, step):
         block = min(step, n_resamples - start)
-        drawn = rng.integers(0, n, size=(block, n))
-        drawn += np.arange(block)[:, None] * n  # one bincount for the whole block
-        multiplicity = np.bincount(drawn.ravel(), minlength=block * n).reshape(block, n)
+        # uint32 draws are the very same numbers as the default int64 ones, drawn faster.
+        drawn = rng.integers(0, n, size=(block, n), dtype=np.uint32)
+        keys = np.take(joint, drawn)
+        keys += np.arange(block)[:, None] * n_joint  # one bincount for the whole block
+        counts = np.bincount(keys.ravel(), minlength=block * n_joint).reshape(block, n_joint)
         # float32 counts are exact up to 2**24 items, far beyond a review's size.
-        out[start : start + block] = multiplicity.astype(np.float32) @ onehot
+        out[start : start + block] = counts.astype(np.float32) @ members
 
 
 def percentile_interval(values: np.ndarray) -> tuple[float | None, float | None, int]:

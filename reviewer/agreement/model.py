@@ -82,40 +82,56 @@ def validate_ratings(ratings: Iterable[Rating]) -> list[Rating]:
     out = list(ratings)
     seen: set[tuple[str, str]] = set()
     strata_of: dict[str, dict[str, str]] = {}
+    # A review holds ~10^5 ratings: each check below has a fast path for the
+    # ordinary value (an exact str/bool/list, already lower case) and falls
+    # back to the full check, with its message, only for anything else.
+    verdicts, ambiguity, difficulty = VERDICTS, AMBIGUITY_LEVELS, DIFFICULTY_LEVELS
     for i, r in enumerate(out):
-        if not isinstance(r.item_id, str) or not r.item_id:
-            _fail(i, r, ["item_id"], "item_id must be a non-empty string")
-        if not isinstance(r.annotator, str) or not r.annotator:
-            _fail(i, r, ["annotator"], "annotator must be a non-empty string")
-        key = (r.item_id, r.annotator)
+        item_id, annotator = r.item_id, r.annotator
+        if type(item_id) is not str or not item_id:
+            if not isinstance(item_id, str) or not item_id:
+                _fail(i, r, ["item_id"], "item_id must be a non-empty string")
+        if type(annotator) is not str or not annotator:
+            if not isinstance(annotator, str) or not annotator:
+                _fail(i, r, ["annotator"], "annotator must be a non-empty string")
+        key = (item_id, annotator)
         if key in seen:
             _fail(i, r, [], "a second rating of this item by the same annotator")
         seen.add(key)
-        if r.verdict is not None:
-            if not isinstance(r.verdict, str) or r.verdict.lower() not in VERDICTS:
-                _fail(i, r, ["verdict"], f"expected one of {', '.join(VERDICTS)}, got {r.verdict!r}")
-            r.verdict = r.verdict.lower()
-        if not isinstance(r.rubric, dict):
-            _fail(i, r, ["rubric"], f"rubric must be an object, got {type(r.rubric).__name__}")
+        verdict = r.verdict
+        if verdict is not None and not (type(verdict) is str and verdict in verdicts):
+            if not isinstance(verdict, str) or verdict.lower() not in VERDICTS:
+                _fail(i, r, ["verdict"], f"expected one of {', '.join(VERDICTS)}, got {verdict!r}")
+            r.verdict = verdict.lower()
+        rubric = r.rubric
+        if not isinstance(rubric, dict):
+            _fail(i, r, ["rubric"], f"rubric must be an object, got {type(rubric).__name__}")
         for name in BOOL_RUBRIC_FIELDS:
-            value = r.rubric.get(name)
-            if value is not None and not isinstance(value, bool):
+            value = rubric.get(name)
+            if value is not None and value is not True and value is not False:
                 _fail(i, r, ["rubric", name], f"expected true or false, got {value!r}")
-        _normalise_level(i, r, "ambiguity", AMBIGUITY_LEVELS)
-        _normalise_level(i, r, "difficulty", DIFFICULTY_LEVELS)
-        if not isinstance(r.error_tags, (list, tuple)):
+        value = rubric.get("ambiguity")
+        if value is not None and not (type(value) is str and value in ambiguity):
+            _normalise_level(i, r, "ambiguity", AMBIGUITY_LEVELS)
+        value = rubric.get("difficulty")
+        if value is not None and not (type(value) is str and value in difficulty):
+            _normalise_level(i, r, "difficulty", DIFFICULTY_LEVELS)
+        tags = r.error_tags
+        if type(tags) is not list and not isinstance(tags, (list, tuple)):
             _fail(i, r, ["error_tags"], "error_tags must be a list of strings")
-        for j, tag in enumerate(r.error_tags):
+        for j, tag in enumerate(tags):
             if not isinstance(tag, str) or not tag:
                 _fail(i, r, ["error_tags", j], f"expected a non-empty string, got {tag!r}")
-        _validate_patch(i, r)
-        if not isinstance(r.strata, dict):
+        if r.patch is not None:
+            _validate_patch(i, r)
+        strata = r.strata
+        if not isinstance(strata, dict):
             _fail(i, r, ["strata"], "strata must be an object of strings")
-        for name, value in r.strata.items():
-            if value is not None and not isinstance(value, str):
+        for name, value in strata.items():
+            if value is not None and type(value) is not str and not isinstance(value, str):
                 _fail(i, r, ["strata", name], f"expected a string, got {value!r}")
-        first = strata_of.setdefault(r.item_id, r.strata)
-        if first != r.strata:
+        first = strata_of.setdefault(item_id, strata)
+        if first is not strata and first != strata:
             _fail(i, r, ["strata"], f"differs from another rating of the same item ({first!r})")
     return out
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import bindparam, func, select
 
+from reviewer.store.bulk import fetch_ids
 from reviewer.store.models import Item
 from reviewer.store.queries import ROW_COLUMNS, ItemQuery
 from reviewer.store.views import ItemRow
@@ -83,7 +84,7 @@ def ordered_ids(store, query: ItemQuery) -> array:
     """
     stmt = query.order(query.where(select(item_t.c.id)))
     with store.engine.connect() as conn:
-        return array("q", conn.execute(stmt).scalars())
+        return fetch_ids(conn, stmt)
 
 
 def row_view(r) -> ItemRow:

@@ -1,19 +1,50 @@
-"""Bulk writes through SQLAlchemy Core (the ORM's add_all is ~10x slower here)."""
+"""Bulk writes below the ORM: COPY on PostgreSQL, one prepared executemany on SQLite.
+
+Rows are dicts keyed by column name, as SQLAlchemy Core takes them. Values are
+converted by each column type's own bind processor (``None`` in a JSON column ->
+JSON ``null``, datetimes -> SQLite's text form), JSON values by orjson where it
+round-trips exactly (see ``_fast_json``), so what lands in the database reads
+back exactly as what ``conn.execute(table.insert(), rows)`` writes; SQLAlchemy's
+per-row statement machinery (parameter construction, generic type processing)
+is skipped. Everything runs on the caller's connection, inside its transaction:
+an import stays one atomic transaction.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from array import array
+from collections.abc import Callable, Iterable, Sequence
+from itertools import chain
+from typing import Any
 
-from sqlalchemy import Table
+from sqlalchemy import JSON, Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
+
+try:  # a runtime dependency; without it JSON goes through json.dumps as before
+    import orjson
+except ImportError:  # pragma: no cover
+    orjson = None
 
 CHUNK = 1000
 
 
-def insert_many(conn: Connection, table: Table, rows: list[dict]) -> None:
-    for start in range(0, len(rows), CHUNK):
-        conn.execute(table.insert(), rows[start : start + CHUNK])
+def insert_many(conn: Connection, table: Table, rows: Sequence[dict]) -> None:
+    """Insert ``rows`` (all with the same keys) into ``table`` on ``conn``'s transaction."""
+    if not rows:
+        return
+    keys = list(rows[0])
+    if any(len(row) != len(keys) for row in rows) or any(row.keys() != rows[0].keys() for row in rows):
+        _insert_core(conn, table, rows)  # mixed key sets: let SQLAlchemy fill the defaults per row
+        return
+    values = _converted(conn, table, keys, rows)
+    name = conn.dialect.name
+    if name == "postgresql":
+        _copy(conn, table, keys, values)
+    elif name == "sqlite":
+        _executemany(conn, _insert_sql(conn, table, keys), values)
+    else:  # pragma: no cover - only the two supported databases take the fast paths
+        _insert_core(conn, table, rows)
 
 
 def insert_ignoring_duplicates(conn: Connection, table: Table, rows: Iterable[dict]) -> None:
@@ -25,3 +56,118 @@ def insert_ignoring_duplicates(conn: Connection, table: Table, rows: Iterable[di
     stmt = dialect.insert(table).on_conflict_do_nothing()
     for start in range(0, len(rows), CHUNK):
         conn.execute(stmt, rows[start : start + CHUNK])
+
+
+def _insert_core(conn: Connection, table: Table, rows: Sequence[dict]) -> None:
+    for start in range(0, len(rows), CHUNK):
+        conn.execute(table.insert(), list(rows[start : start + CHUNK]))
+
+
+def _processors(conn: Connection, table: Table, keys: list[str]) -> list[Callable[[Any], Any] | None]:
+    dialect = conn.dialect
+    return [table.c[k].type.dialect_impl(dialect).bind_processor(dialect) for k in keys]
+
+
+def _converted(conn: Connection, table: Table, keys: list[str], rows: Sequence[dict]) -> list[tuple]:
+    """Row tuples in ``keys`` order, each value as the column type would bind it."""
+    procs = _processors(conn, table, keys)
+    for i, k in enumerate(keys):
+        if procs[i] is not None and isinstance(table.c[k].type, JSON):
+            procs[i] = _fast_json(procs[i])
+    if all(p is None for p in procs):
+        return [tuple(row[k] for k in keys) for row in rows]
+    pairs = list(zip(keys, procs))
+    return [tuple(row[k] if p is None else p(row[k]) for k, p in pairs) for row in rows]
+
+
+def _fast_json(slow: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A JSON column's bind processor with orjson in front (10x faster than json.dumps;
+    JSON encoding was ~60% of the insert time of a NesTools item).
+
+    orjson's text is used only when it reads back as json.dumps's text would, so
+    what is stored reads back exactly as before: orjson refuses integers beyond
+    64 bits and non-string keys, and writes NaN and infinities as null -- text
+    containing "null" is decoded and compared -- all of which go through the
+    column's own processor, as does None (the column type maps it itself). The text may differ in spacing
+    and in non-ASCII escaping, never in the value.
+    """
+    if orjson is None:  # pragma: no cover - orjson is a runtime dependency
+        return slow
+
+    def process(value: Any) -> Any:
+        if value is None or isinstance(value, (str, int, float, bool)):
+            return slow(value)
+        try:
+            text = orjson.dumps(value)
+        except (orjson.JSONEncodeError, TypeError):
+            return slow(value)
+        # orjson is lossy only where it writes null for NaN or an infinity: without
+        # "null" in the text (a substring search) it cannot have been; with it, compare.
+        if b"null" in text and not _same_json(orjson.loads(text), value):
+            return slow(value)
+        return text.decode()
+
+    return process
+
+
+def _same_json(decoded: Any, value: Any) -> bool:
+    """Whether orjson's decoded text equals the value (tuples read back as lists, as json.dumps writes them)."""
+    if isinstance(value, tuple):
+        value = list(value)
+    if isinstance(value, (list, dict)) and type(decoded) is type(value):
+        if isinstance(value, dict):
+            return decoded.keys() == value.keys() and all(_same_json(decoded[k], value[k]) for k in value)
+        return len(decoded) == len(value) and all(_same_json(d, v) for d, v in zip(decoded, value))
+    return decoded == value
+
+
+def _insert_sql(conn: Connection, table: Table, keys: list[str]) -> str:
+    prep = conn.dialect.identifier_preparer
+    columns = ", ".join(prep.format_column(table.c[k]) for k in keys)
+    marks = ", ".join("?" for _ in keys)
+    return f"INSERT INTO {prep.format_table(table)} ({columns}) VALUES ({marks})"
+
+
+def _executemany(conn: Connection, sql: str, values: list[tuple]) -> None:
+    """sqlite3's executemany: one prepared statement, stepped once per row, no Python per row."""
+    cursor = conn.connection.driver_connection.cursor()
+    try:
+        cursor.executemany(sql, values)
+    finally:
+        cursor.close()
+
+
+def _copy(conn: Connection, table: Table, keys: list[str], values: list[tuple]) -> None:
+    """PostgreSQL COPY FROM STDIN through psycopg: one statement per chunk, rows streamed in text format."""
+    prep = conn.dialect.identifier_preparer
+    columns = ", ".join(prep.format_column(table.c[k]) for k in keys)
+    sql = f"COPY {prep.format_table(table)} ({columns}) FROM STDIN"
+    cursor = conn.connection.driver_connection.cursor()
+    try:
+        with cursor.copy(sql) as copy:
+            for row in values:
+                copy.write_row(row)
+    finally:
+        cursor.close()
+
+
+def fetch_ids(conn: Connection, stmt) -> array:
+    """The single integer column of ``stmt``'s rows as an ``array('q')``, through the driver's cursor.
+
+    For id lists of a whole dataset (10^5 rows): SQLAlchemy builds a Row per
+    row, which costs more than the query; the driver's tuples, flattened into
+    an array in C, do not.
+    """
+    compiled = stmt.compile(dialect=conn.dialect, compile_kwargs={"render_postcompile": True})
+    params = compiled.params
+    if conn.dialect.paramstyle in ("qmark", "numeric"):
+        params = tuple(params[name] for name in compiled.positiontup)
+    cursor = conn.connection.driver_connection.cursor()
+    try:
+        cursor.execute(str(compiled), params)
+        out = array("q")
+        while rows := cursor.fetchmany(20_000):
+            out.extend(chain.from_iterable(rows))
+        return out
+    finally:
+        cursor.close()

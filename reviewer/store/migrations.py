@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Column, Integer, MetaData, Table, inspect, select
+from sqlalchemy import Column, Index, Integer, MetaData, Table, inspect, select
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import SQLModel
 
@@ -50,9 +50,29 @@ def _review_protocol(conn: Connection) -> None:
     backfill(conn)
 
 
+# --- Step: sort indexes (issue 14) -------------------------------------------------
+# The item table sorts a dataset by a column with the position breaking ties
+# (queries.ItemQuery.order_by). One (dataset_id, column, position) index per
+# sortable column gives that order by walking an index instead of sorting every
+# item; PostgreSQL also carries the id in it, so the ordered id list is an
+# index-only scan. record_id needs none: uq_item_record is (dataset_id, record_id).
+# Declared on the table, so a new database gets them from create_all as well.
+_item = models.Item.__table__
+SORT_INDEXES = tuple(
+    Index(f"ix_item_sort_{name}", _item.c.dataset_id, _item.c[name], _item.c.position, postgresql_include=["id"])
+    for name in ("kind", "category", "difficulty", "depth", "domain")
+)
+
+
+def _sort_indexes(conn: Connection) -> None:
+    for index in SORT_INDEXES:
+        index.create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline: datasets, items, runs, outputs, scores, annotations, adjudications, audit", _baseline),
     Migration(2, "review protocol: item_review stage, annotation first submission, assignment", _review_protocol),
+    Migration(3, "sort indexes: (dataset, column, position) per sortable item column", _sort_indexes),
 )
 
 _meta = MetaData()

@@ -11,6 +11,8 @@ from reviewer.store.importing import import_dataset
 from reviewer.store.migrations import MIGRATIONS, Migration, SchemaTooNew, current_version, upgrade
 from tests.store import records as R
 
+LATEST = MIGRATIONS[-1].version  # steps appended by a test come after every real one
+
 
 def test_new_database_gets_the_latest_version(db_url):
     store = Store(db_url)
@@ -24,20 +26,19 @@ def test_upgrade_applies_later_steps_in_order_and_keeps_data(db_url):
     applied = []
 
     def add_reviewed_flag(conn):
-        applied.append(2)
+        applied.append(LATEST + 1)
         conn.execute(text("ALTER TABLE item ADD COLUMN reviewed_flag INTEGER DEFAULT 0"))
 
     def backfill(conn):
-        applied.append(3)
+        applied.append(LATEST + 2)
         conn.execute(text("UPDATE item SET reviewed_flag = 1 WHERE record_id = 'q1'"))
 
-    n = MIGRATIONS[-1].version
-    steps = (*MIGRATIONS, Migration(n + 1, "add a flag", add_reviewed_flag), Migration(n + 2, "backfill", backfill))
-    assert upgrade(store.engine, steps) == n + 2
-    assert applied == [2, 3]
-    assert upgrade(store.engine, steps) == n + 2 and applied == [2, 3]  # nothing runs twice
+    steps = (*MIGRATIONS, Migration(LATEST + 1, "add a flag", add_reviewed_flag), Migration(LATEST + 2, "backfill", backfill))
+    assert upgrade(store.engine, steps) == LATEST + 2
+    assert applied == [LATEST + 1, LATEST + 2]
+    assert upgrade(store.engine, steps) == LATEST + 2 and applied == [LATEST + 1, LATEST + 2]  # nothing runs twice
     with store.engine.connect() as conn:
-        assert current_version(conn) == n + 2
+        assert current_version(conn) == LATEST + 2
         assert "reviewed_flag" in {c["name"] for c in inspect(conn).get_columns("item")}
         flags = dict(conn.execute(text("SELECT record_id, reviewed_flag FROM item")).all())
     assert flags == {"q0": 0, "q1": 1}
@@ -98,3 +99,41 @@ def test_database_location_from_environment(tmp_path, monkeypatch):
     store = Store()
     assert store.backend == "sqlite" and target.exists()
 
+
+
+def test_a_version_1_database_gets_the_sort_indexes_and_sorts_the_same(db_url):
+    """Issue 14: an existing database gets the (dataset, column, position) indexes by upgrade,
+    and a column sort gives the same order with them as without."""
+    from reviewer.store.browse import ordered_ids
+    from reviewer.store.bulk import insert_many
+    from reviewer.store.migrations import SORT_INDEXES
+    from reviewer.store.models import Dataset, Item, utcnow
+    from reviewer.store.queries import ItemQuery
+
+    store = Store(db_url)
+    with store.engine.begin() as conn:
+        ds = conn.execute(Dataset.__table__.insert().values(
+            name="s", format="f", kind="k", source="s", meta={}, created_at=utcnow())).inserted_primary_key[0]
+        insert_many(conn, Item.__table__, [
+            {"dataset_id": ds, "record_id": f"r{i}", "position": i, "kind": "k", "category": "abc"[(i * 7) % 3],
+             "depth": (i * 5) % 4, "gold_edited": False, "version": 1} for i in range(40)])
+    queries = [ItemQuery(ds, sort=s, descending=d) for s in ("category", "depth") for d in (False, True)]
+    with_indexes = [list(ordered_ids(store, q)) for q in queries]
+    with store.engine.begin() as conn:
+        for index in SORT_INDEXES:
+            index.drop(conn)
+        conn.execute(text("UPDATE reviewer_schema SET version = 1"))
+    assert [list(ordered_ids(store, q)) for q in queries] == with_indexes
+    assert upgrade(store.engine) == LATEST
+    with store.engine.connect() as conn:
+        names = {i["name"] for i in inspect(conn).get_indexes("item")}
+        assert current_version(conn) == LATEST
+    assert {i.name for i in SORT_INDEXES} <= names
+    assert [list(ordered_ids(store, q)) for q in queries] == with_indexes
+    # the orders are the documented ones: column, then position
+    rows = {i: ("abc"[(i * 7) % 3], (i * 5) % 4) for i in range(40)}
+    by_position = sorted(rows, key=lambda i: (rows[i][0], i))
+    with store.engine.connect() as conn:
+        pos = dict(conn.execute(text("SELECT id, position FROM item")).all())
+    assert [pos[i] for i in with_indexes[0]] == by_position
+    store.close()

@@ -1,0 +1,142 @@
+"""Sorting and the first screen of a large item table (issue 14 rows), on SQLite and PostgreSQL.
+
+Builds a dataset of N synthetic items (bulk insert), then times what the item
+table does when the user opens it or clicks a column header: the ordered id
+list of the query (browse.ordered_ids) plus the rows of the first screen
+(browse.rows_by_ids of the first 50 ids). Prints ``name: value unit`` lines,
+medians of --repeat runs, with the ratio to the 100 ms target, and the same
+old path measured in the same run: the id list read through SQLAlchemy Rows,
+without the sort indexes of schema step 2. Sizes 1k/10k/100k show how the cost grows.
+
+    .venv/bin/python bench/browse_bench.py [--sizes 1000,10000,100000] [--repeat 5] [--pg postgresql://...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+import uuid
+from array import array
+from pathlib import Path
+
+from sqlalchemy import select, text
+
+from reviewer.store import Store
+from reviewer.store.browse import ordered_ids, rows_by_ids
+from reviewer.store.bulk import insert_many
+from reviewer.store.models import Dataset, Item, utcnow
+from reviewer.store.queries import ItemQuery
+
+SCREEN = 50
+SORTS = ("position", "category", "difficulty", "depth", "kind", "domain", "record_id")
+TARGET = 0.100
+
+
+def fill(store: Store, n: int) -> int:
+    item_t, dataset_t = Item.__table__, Dataset.__table__
+    with store.engine.begin() as conn:
+        ds = conn.execute(dataset_t.insert().values(
+            name=f"bench{n}", format="nestools", kind="k", source="s", meta={}, created_at=utcnow()
+        )).inserted_primary_key[0]
+        for start in range(0, n, 5000):
+            insert_many(conn, item_t, [{
+                "dataset_id": ds, "record_id": f"r{(i * 7919) % n:07d}", "position": i, "kind": "call_chain",
+                "question": f"question {i}", "gold": {"a": i}, "original_gold": {"a": i}, "raw": {"a": i},
+                "payload": None, "context_hash": None, "schema_hash": None,
+                "category": ("EXTRACTIVE", "FILTERING", "AGGREGATION")[i % 3], "difficulty": ("Medium", "Hard")[i % 2],
+                "depth": i % 5, "domain": f"d{i % 17}", "source_file": "f", "source_line": i, "gold_edited": False,
+                "version": 1,
+            } for i in range(start, min(n, start + 5000))])
+    return ds
+
+
+def old_ordered_ids(store: Store, query: ItemQuery) -> array:
+    """browse.ordered_ids before issue 14: the id list through SQLAlchemy Rows."""
+    stmt = query.order(query.where(select(Item.__table__.c.id)))
+    with store.engine.connect() as conn:
+        return array("q", conn.execute(stmt).scalars())
+
+
+def first_screen(store: Store, query: ItemQuery, old: bool = False) -> float:
+    start = time.perf_counter()
+    ids = (old_ordered_ids if old else ordered_ids)(store, query)
+    rows = rows_by_ids(store, ids[:SCREEN])
+    assert len(rows) == min(SCREEN, len(ids))
+    return time.perf_counter() - start
+
+
+def median(fn, repeat: int) -> float:
+    return statistics.median(fn() for _ in range(repeat))
+
+
+def sort_indexes(store: Store) -> list[str]:
+    with store.engine.connect() as conn:
+        if store.engine.dialect.name == "sqlite":
+            names = conn.execute(text("select name from sqlite_master where type='index' and tbl_name='item'")).scalars()
+        else:
+            names = conn.execute(text("select indexname from pg_indexes where tablename='item' "
+                                      "and schemaname=current_schema()")).scalars()
+        return [x for x in names if x.startswith("ix_item_sort_")]
+
+
+def run(label: str, url: str, sizes: list[int], repeat: int) -> None:
+    for n in sizes:
+        store = Store(url)
+        ds = fill(store, n)
+        k = f"{n // 1000}k" if n % 1000 == 0 else str(n)
+        with store.engine.begin() as conn:
+            conn.execute(text("analyze"))
+        new = {s: median(lambda: first_screen(store, ItemQuery(ds, sort=s)), repeat) for s in SORTS}
+        new_desc = median(lambda: first_screen(store, ItemQuery(ds, sort="category", descending=True)), repeat)
+        dropped = sort_indexes(store)
+        with store.engine.begin() as conn:
+            for name in dropped:
+                conn.execute(text(f'drop index "{name}"'))
+            conn.execute(text("analyze"))
+        old = {s: median(lambda: first_screen(store, ItemQuery(ds, sort=s), old=True), repeat) for s in SORTS}
+        worst = max((s for s in SORTS if s != "position"), key=lambda s: new[s])
+        print(f"{label}_first_screen_{k}: {new['position'] * 1000:.1f} ms "
+              f"({new['position'] / TARGET:.2f} of 100 ms; old path {old['position'] * 1000:.1f} ms)")
+        for s in SORTS[1:]:
+            print(f"{label}_sort_{k}_by_{s}: {new[s] * 1000:.1f} ms ({new[s] / TARGET:.2f} of 100 ms; "
+                  f"old path {old[s] * 1000:.1f} ms, {old[s] / new[s]:.2f} x)")
+        print(f"{label}_sort_{k}_by_category_descending: {new_desc * 1000:.1f} ms ({new_desc / TARGET:.2f} of 100 ms)")
+        print(f"{label}_sort_{k}_slowest_column: {new[worst] * 1000:.1f} ms ({worst})")
+        store.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--pg", default=os.environ.get("REVIEWER_TEST_PG"), help="PostgreSQL URL (db to make a schema in)")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print(f"load_average_1min: {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            run("sqlite", str(Path(tmp) / f"b{n}.sqlite3"), [n], args.repeat)
+    if args.pg:
+        import psycopg
+
+        schema = f"bench_browse_{uuid.uuid4().hex[:8]}"
+        plain = args.pg.replace("postgresql+psycopg://", "postgresql://")
+        with psycopg.connect(plain, autocommit=True) as conn:
+            conn.execute(f"create schema {schema}")
+        try:
+            sep = "&" if "?" in plain else "?"
+            for n in sizes:
+                with psycopg.connect(plain, autocommit=True) as conn:
+                    conn.execute(f"drop schema {schema} cascade")
+                    conn.execute(f"create schema {schema}")
+                run("postgres", f"{plain}{sep}options=-csearch_path%3D{schema}", [n], args.repeat)
+        finally:
+            with psycopg.connect(plain, autocommit=True) as conn:
+                conn.execute(f"drop schema {schema} cascade")
+
+
+if __name__ == "__main__":
+    main()
