@@ -23,6 +23,7 @@ from sqlmodel import SQLModel
 
 from reviewer.errors import ReviewerError
 from reviewer.store import models  # noqa: F401  (registers the tables)
+from reviewer.guards import tables as _guard_tables  # noqa: F401, E402  (registers the guards' tables)
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,15 @@ def _baseline(conn: Connection) -> None:
     SQLModel.metadata.create_all(conn)
 
 
+def _guard_tables(conn: Connection) -> None:
+    from reviewer.guards.tables import create_tables
+
+    create_tables(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline: datasets, items, runs, outputs, scores, annotations, adjudications, audit", _baseline),
+    Migration(2, "guards: per-item check results, adjudicator overrides, per-dataset guard settings", _guard_tables),
 )
 
 _meta = MetaData()
