@@ -22,21 +22,22 @@ def test_upgrade_applies_later_steps_in_order_and_keeps_data(db_url):
     store = Store(db_url)
     import_dataset(store.engine, R.dataset([R.item(0), R.item(1)]), silent())
     applied = []
+    n = MIGRATIONS[-1].version  # the steps below come after however many the project has
 
     def add_reviewed_flag(conn):
-        applied.append(2)
+        applied.append(n + 1)
         conn.execute(text("ALTER TABLE item ADD COLUMN reviewed_flag INTEGER DEFAULT 0"))
 
     def backfill(conn):
-        applied.append(3)
+        applied.append(n + 2)
         conn.execute(text("UPDATE item SET reviewed_flag = 1 WHERE record_id = 'q1'"))
 
-    steps = (*MIGRATIONS, Migration(2, "add a flag", add_reviewed_flag), Migration(3, "backfill", backfill))
-    assert upgrade(store.engine, steps) == 3
-    assert applied == [2, 3]
-    assert upgrade(store.engine, steps) == 3 and applied == [2, 3]  # nothing runs twice
+    steps = (*MIGRATIONS, Migration(n + 1, "add a flag", add_reviewed_flag), Migration(n + 2, "backfill", backfill))
+    assert upgrade(store.engine, steps) == n + 2
+    assert applied == [n + 1, n + 2]
+    assert upgrade(store.engine, steps) == n + 2 and applied == [n + 1, n + 2]  # nothing runs twice
     with store.engine.connect() as conn:
-        assert current_version(conn) == 3
+        assert current_version(conn) == n + 2
         assert "reviewed_flag" in {c["name"] for c in inspect(conn).get_columns("item")}
         flags = dict(conn.execute(text("SELECT record_id, reviewed_flag FROM item")).all())
     assert flags == {"q0": 0, "q1": 1}
@@ -49,10 +50,11 @@ def test_failed_step_leaves_the_version_where_it_was(db_url):
         conn.execute(text("ALTER TABLE item ADD COLUMN half_done INTEGER"))
         raise RuntimeError("disk full")
 
+    n = MIGRATIONS[-1].version
     with pytest.raises(RuntimeError):
-        upgrade(store.engine, (*MIGRATIONS, Migration(2, "broken", broken)))
+        upgrade(store.engine, (*MIGRATIONS, Migration(n + 1, "broken", broken)))
     with store.engine.connect() as conn:
-        assert current_version(conn) == 1
+        assert current_version(conn) == n
         if conn.dialect.name == "postgresql":  # transactional DDL: the column is gone too
             assert "half_done" not in {c["name"] for c in inspect(conn).get_columns("item")}
 
