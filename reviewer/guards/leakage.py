@@ -156,17 +156,20 @@ def signatures(texts: list[str], ngram: int = 5, num_perm: int = 128, ctx: JobCo
 
 
 @lru_cache(maxsize=64)
-def lsh_params(threshold: float, num_perm: int) -> tuple[int, int]:
-    """(bands, rows per band) minimising false positives + false negatives around ``threshold``
-    (the usual weighting, as datasketch's MinHashLSH does)."""
-    best, best_err = (1, num_perm), float("inf")
-    xs_lo, xs_hi = np.linspace(0, threshold, 200), np.linspace(threshold, 1, 200)
+def lsh_params(threshold: float, num_perm: int, recall: float = 0.95) -> tuple[int, int]:
+    """(bands, rows per band): of the settings under which a pair exactly at ``threshold``
+    becomes a candidate with probability >= ``recall``, the one with the least false-positive
+    area below the threshold (datasketch's MinHashLSH weighs both kinds of error; here a missed
+    pair is a missed flag while a false candidate only costs one verification)."""
+    xs = np.linspace(0, threshold, 200)
+    best, best_fp = (num_perm, 1), float("inf")
     for b in range(1, num_perm + 1):
         for r in range(1, num_perm // b + 1):
-            fp = np.trapz(1 - (1 - xs_lo ** r) ** b, xs_lo)
-            fn = np.trapz((1 - xs_hi ** r) ** b, xs_hi)
-            if fp + fn < best_err:
-                best, best_err = (b, r), fp + fn
+            if 1 - (1 - threshold ** r) ** b < recall:
+                continue
+            fp = np.trapz(1 - (1 - xs ** r) ** b, xs)
+            if fp < best_fp:
+                best, best_fp = (b, r), fp
     return best
 
 
