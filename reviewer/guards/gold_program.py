@@ -106,11 +106,11 @@ def fix_from_program(store, item_id: int, actor: str, expected_version: int | No
         stored = storage.results(conn, [item_id]).get(item_id, {}).get(GoldProgramGuard.name)
         settings = load(conn, detail.dataset_id)
         [item] = storage.load_items(conn, detail.dataset_id, [item_id])
-    if stored is None or stored.status != FAIL:
-        raise ReviewerError(f"item {detail.record_id}: no gold drift to fix (run the gold program first)")
-    if stored.input_hash != input_hash(GoldProgramGuard(), item, settings):
+    if stored is not None and stored.input_hash != input_hash(GoldProgramGuard(), item, settings):
         raise ReviewerError(f"item {detail.record_id}: the gold or the response changed since the program ran; "
                             "check the item again first")
+    if stored is None or stored.status != FAIL:
+        raise ReviewerError(f"item {detail.record_id}: no gold drift to fix (run the gold program first)")
     answer = stored.details["program_answer"]
     version = store.set_gold(item_id, answer, actor, detail.version if expected_version is None else expected_version,
                              reason="fix: take the gold program's answer (gold drift)")
