@@ -5,6 +5,7 @@ the item table and counted by the release rule.
 Qt-free. Public entry points (loaded on first use, so importing the package is cheap):
 
 - ``run_checks(store, dataset_id, ctx)``: every guard over a dataset (job; CLI ``reviewer check``);
+- ``after_import(store, dataset_id, ctx)``: the gold programs, right after an import;
 - ``item_guards(store, dataset_id, item_ids)``: results for the item view;
 - ``guards_pass(store, item_id)`` / ``overrides(store, item_id)`` / ``add_override(...)``: the release rule;
 - ``release_reasons`` / ``overridden`` / ``provenance``: what reviewer.review.release reads;
@@ -22,7 +23,7 @@ _EXPORTS = {
     "ItemGuards": "gate", "guards_pass": "gate", "item_guards": "gate", "overridden": "gate",
     "overrides": "gate", "provenance": "gate", "release_reasons": "gate",
     "fix_from_program": "gold_program",
-    "CheckSummary": "job", "counts": "job", "run_checks": "job",
+    "CheckSummary": "job", "after_import": "job", "counts": "job", "run_checks": "job",
     "add_override": "storage", "remove_override": "storage",
 }
 

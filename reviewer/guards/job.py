@@ -108,8 +108,9 @@ def leakage_results(items: list[GuardItem], settings: Settings, prompts: list[tu
 
 
 def run_checks(store, dataset_id: int, ctx: JobContext | None = None, guards: list[str] | None = None,
-               force: bool = False) -> CheckSummary:
-    """Run the guards (default: all) over the dataset and store the results."""
+               force: bool = False, item_ids: list[int] | None = None) -> CheckSummary:
+    """Run the guards (default: all) over the dataset (or only ``item_ids``: the per-item guards
+    of those items, as after an edit) and store the results."""
     ctx = ctx or silent()
     started = time.monotonic()
     wanted = list(guards or GUARD_NAMES)
@@ -120,7 +121,7 @@ def run_checks(store, dataset_id: int, ctx: JobContext | None = None, guards: li
         settings = settings_mod.load(conn, dataset_id)
         if not settings_mod.has_settings(conn, dataset_id):  # the first check turns the guards on
             settings_mod.save(conn, dataset_id, settings)
-        items = storage.load_items(conn, dataset_id)
+        items = storage.load_items(conn, dataset_id, item_ids)
         strategies = _run_strategies(conn, dataset_id)
     summary = CheckSummary(dataset_id, len(items))
     item_guards = [g for g in ITEM_GUARDS if g.name in wanted]
@@ -139,7 +140,7 @@ def run_checks(store, dataset_id: int, ctx: JobContext | None = None, guards: li
             summary.recomputed += len(rows)
             summary.unchanged += unchanged
         ctx.progress(total, total, "items checked")
-    if LEAKAGE in wanted and items:
+    if LEAKAGE in wanted and items and item_ids is None:
         prompts: list[tuple[str, str]] = []
         if items:
             from reviewer.guards.prompts import prompt_documents
@@ -169,3 +170,14 @@ def counts(store, dataset_id: int) -> dict[str, dict[str, int]]:
         for _, guard, status in storage.dataset_results(conn, dataset_id):
             tally.setdefault(guard, Counter())[status] += 1
     return {g: dict(tally[g]) for g in GUARD_NAMES if g in tally}
+
+
+def after_import(store, dataset_id: int, ctx: JobContext | None = None) -> CheckSummary | None:
+    """On import: re-run the gold programs of the items that carry one (paper 000), so gold
+    drift shows from the start. Returns None when no item has a program (nothing is run and
+    the dataset's guards stay off until its first check)."""
+    with store.engine.connect() as conn:
+        items = storage.load_items(conn, dataset_id)
+    if not any(BY_NAME["gold_program"].applies(it, Settings()) for it in items):
+        return None
+    return run_checks(store, dataset_id, ctx, guards=["gold_program"])

@@ -96,3 +96,33 @@ def test_programs_run_in_the_sandbox_not_in_the_app(store, tmp_path):
     [view] = guards.item_guards(store, summary.dataset_id).values()
     assert view.results["gold_program"].status == "error"
     assert not marker.exists()
+
+
+def test_after_import_runs_only_when_items_carry_programs(store, ds):
+    dataset_id, _ = ds
+    summary = guards.after_import(store, dataset_id)
+    assert summary.counts["gold_program"]["fail"] == 1
+    plain = import_dataset(store.engine, R.dataset([R.item(0)], name="plain"), silent())
+    assert guards.after_import(store, plain.dataset_id) is None
+
+
+def test_cli_import_of_a_tooljson_folder_reruns_its_gold_programs(tmp_path, capsys):
+    from reviewer.cli import main
+
+    root = tmp_path / "tj"
+    for d in ("qa_pairs", "api_responses", "schemas"):
+        (root / d).mkdir(parents=True)
+    (root / "api_responses" / "sec_filings.json").write_text(
+        json.dumps({"sec": {"filings": {'{"identifier": "JNJ"}': json.loads(RESPONSE)}}}))
+    (root / "schemas" / "sec_filings_schema.txt").write_text('{"type": "object"}')
+    base = {"api_response_path": "api_responses/sec_filings.json",
+            "api_response_schema": "schemas/sec_filings_schema.txt", "app": "sec", "endpoint": "filings",
+            "api_query": '{"identifier": "JNJ"}', "task": "GetFormType", "task_type": "EXTRACTIVE",
+            "question": "What is the form type of filing 0001-24?", "gold_code": FORM_TYPE}
+    records = [dict(base, uid="a", gold_answer="8-K"), dict(base, uid="b", gold_answer="10-Q")]
+    (root / "qa_pairs" / "sec_filings_qa_pairs.json").write_text(json.dumps(records))
+    db = str(tmp_path / "db.sqlite3")
+    assert main(["--db", db, "import", "dataset", str(root), "--name", "sec"]) == 0
+    assert "gold programs re-run: 1 agree with the gold, 1 drifted, 0 failed to run" in capsys.readouterr().out
+    assert main(["--db", db, "check", "sec", "--guard", "gold_program"]) == 0
+    assert "b: gold drift: the program answers '8-K', the stored gold is '10-Q'" in capsys.readouterr().out
