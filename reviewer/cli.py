@@ -47,6 +47,7 @@ def cmd_import_dataset(args) -> int:
     summary = store.import_dataset(args.path, format=args.format, name=args.name,
                                    ctx=JobContext(_terminal_progress()), actor=args.actor)
     print(summary.describe())
+    _gold_programs_after_import(store, summary.dataset_id)
     return EXIT_OK
 
 
@@ -313,6 +314,17 @@ def cmd_check(args) -> int:
                 for item_id, r in failed[: args.show]:
                     print(f"  {shown[item_id].record_id}: {r.summary[:160]}")
     return EXIT_OK
+
+
+def _gold_programs_after_import(store, dataset_id: int) -> None:
+    """Items that carry their gold program have it re-run on import (issue 15)."""
+    from reviewer.guards import after_import
+
+    checked = after_import(store, dataset_id, JobContext(_terminal_progress()))
+    if checked is not None:
+        c = checked.counts.get("gold_program", {})
+        print(f"gold programs re-run: {c.get('pass', 0)} agree with the gold, {c.get('fail', 0)} drifted, "
+              f"{c.get('error', 0)} failed to run")
 
 
 def cmd_override(args) -> int:
