@@ -9,6 +9,7 @@ is grounded when the source text holds a span that says the same thing:
   1.234e3; 12.50 = 12.5);
 * dates: any common written form of the same day (2021-03-05 = 5 March 2021 =
   March 5, 2021 = 03/05/2021 = 2021年3月5日);
+* times of day: the same times close together (10:00-23:30 = "10:00 AM to 11:30 PM");
 * failing those, a multi-word Latin value whose words all occur close together
   ("8:00 AM - 5:00 PM" in "opens at 8:00 AM ... until 5:00 PM"), reported as "parts"
   so the reviewer sees it was not found as written.
@@ -48,9 +49,44 @@ def _text_spans(source: str, needle: str, lowered: bool = False) -> list[tuple[i
         return []
     left = r"(?<![A-Za-z0-9])" if _WORDY.match(needle[0]) else ""
     right = r"(?![A-Za-z0-9])" if _WORDY.match(needle[-1]) else ""
-    body = r"\s+".join(re.escape(part) for part in needle.split())
+    body = _needle_pattern(needle)
     pattern = re.compile(left + body + right, 0 if lowered else re.IGNORECASE)
     return [m.span() for m in itertools.islice(pattern.finditer(source), MAX_SPANS_PER_LEAF)]
+
+
+# ASCII punctuation and the full-width forms CJK text writes it in ("(" and "（").
+_FULL_WIDTH = {c: chr(ord(c) + 0xFEE0) for c in "()[]:;,.!?%&+-/"}
+_FULL_WIDTH.update({'"': "“”＂", "'": "‘’＇"})
+
+
+def _needle_pattern(needle: str) -> str:
+    """A regex for ``needle`` where white space may vary in width (and may be absent next to
+    punctuation: "X (Y)" matches "X（Y）") and punctuation may be written full-width."""
+    out = []
+    for i, c in enumerate(needle):
+        if c == " ":
+            prev, nxt = needle[i - 1] if i else "", needle[i + 1] if i + 1 < len(needle) else ""
+            out.append(r"\s*" if prev in _FULL_WIDTH or nxt in _FULL_WIDTH else r"\s+")
+        elif c in _FULL_WIDTH:
+            out.append("[" + re.escape(c + _FULL_WIDTH[c]) + "]")
+        else:
+            out.append(re.escape(c))
+    return "".join(out)
+
+
+_TIME = re.compile(r"(?<!\d)(\d{1,2})[:：](\d{2})(?::\d{2})?\s*(a\.m\.|p\.m\.|am|pm)?(?![\d])", re.I)
+_TIME_ONLY = re.compile(r"^[\s\-–—~to,/|]*$", re.I)
+
+
+def _minutes(m: re.Match) -> int | None:
+    hour, minute, half = int(m.group(1)), int(m.group(2)), (m.group(3) or "").lower().replace(".", "")
+    if minute > 59 or hour > 24 or (half and not 1 <= hour <= 12):
+        return None
+    if half == "pm" and hour != 12:
+        hour += 12
+    elif half == "am" and hour == 12:
+        hour = 0
+    return hour * 60 + minute
 
 
 class SourceIndex:
@@ -71,6 +107,11 @@ class SourceIndex:
             if m.group("scale"):  # "4.8 million" states 4800000 (and 4.8)
                 scaled = round(value * SCALES[m.group("scale").lower()], 6)
                 self.numbers.setdefault(scaled, []).append(m.span())
+        self.times: dict[int, list[int]] = {}
+        for m in _TIME.finditer(source):
+            minutes = _minutes(m)
+            if minutes is not None:
+                self.times.setdefault(minutes, []).append(m.start())
         self.dates: dict = {}
         for start, end, dates in find_dates(source):
             for d in dates:
@@ -91,10 +132,30 @@ class SourceIndex:
             if spans:
                 return spans[:MAX_SPANS_PER_LEAF], "number"
         if isinstance(value, str):
+            span = self._times(value)
+            if span:
+                return [span], "time"
             span = self._parts(_norm_value(value))
             if span:
                 return [span], "parts"
         return [], None
+
+    def _times(self, value: str) -> tuple[int, int] | None:
+        """Times of day written another way ("10:00-23:30" in "from 10:00 AM to 11:30 PM"):
+        every time the value states, close together in the source."""
+        found = list(_TIME.finditer(value))
+        if not found or not _TIME_ONLY.match(_TIME.sub(" ", value)):
+            return None
+        wanted = [_minutes(m) for m in found]
+        if None in wanted or not all(w in self.times for w in wanted):
+            return None
+        for anchor in self.times[wanted[0]][:50]:
+            near = [min(self.times[w], key=lambda p: abs(p - anchor)) for w in wanted]
+            if max(abs(p - anchor) for p in near) <= 150:
+                end = max(near)
+                m = _TIME.match(self.source, end)
+                return min(near), (m.end() if m else end + 5)
+        return None
 
     def _parts(self, needle: str) -> tuple[int, int] | None:
         """A passage holding every word of a multi-word value, close together ("8:00 AM - 5:00 PM"
@@ -147,7 +208,7 @@ def probe(source: str, values: list[tuple[str, object]]) -> list[dict]:
 class GroundingGuard:
     name = "grounding"
     label = "Grounding"
-    version = 1
+    version = 2  # 2: full-width punctuation, times of day
 
     def applies(self, item: GuardItem, settings: Settings) -> bool:
         if item.kind not in ("extraction", "tool_qa") or not item.source or item.gold in (None, ""):

@@ -99,7 +99,15 @@ def test_grounded_values_written_differently_are_found_with_their_span():
     assert spans["$.name"] == "Maria  Silva"  # case and white space ignored
     assert spans["$.admitted"] == "5 March 2021" and by_path["$.admitted"]["how"] == "date"
     assert spans["$.bill"] == "1,234" and spans["$.beds"] == "1.2e3"
-    assert by_path["$.hours"]["how"] == "parts"  # found as parts, not as written: shown so
+    assert by_path["$.hours"]["how"] == "time" and spans["$.hours"] == "8:00 AM and closes at 5:00 PM"
+
+
+def test_times_punctuation_and_scattered_words_written_differently():
+    text = "Weekends: from 10:00 AM to 11:30 PM. Maker: 幻影科技（PhantomTech）. Led by Dr.  Ana Ruiz of Lima."
+    gold = {"hours": "10:00-23:30", "maker": "幻影科技 (PhantomTech)", "who": "Ana Ruiz, Lima", "bad": "10:00-22:30"}
+    result = GroundingGuard().check(extraction(gold, text), Settings())
+    how = {v["path"]: v["how"] for v in result.details["values"]}
+    assert how == {"$.hours": "time", "$.maker": "text", "$.who": "parts", "$.bad": None}
 
 
 def test_numbers_inside_longer_numbers_are_not_evidence():
