@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.store.browse import Facets
 from reviewer.store.queries import ItemQuery
+from reviewer_ui.views.guards_pane import GuardFilter
 from reviewer_ui.widgets.check_combo import CheckCombo
 
 SAVED_KEY = "filters/saved"
@@ -88,6 +89,7 @@ class FilterBar(QWidget):
             spin.setSingleStep(0.1)
             spin.setValue(value)
             spin.setKeyboardTracking(False)
+        self.guard = GuardFilter()  # quality guards (reviewer.guards): ItemQuery.guard_failed
         self.saved = QComboBox()
         self.saved.setToolTip("Saved filters")
         self.save_button = QToolButton(text="Save…", toolTip="Save the current filters under a name")
@@ -98,7 +100,7 @@ class FilterBar(QWidget):
         self.search.textChanged.connect(self._debounce.start)
         for combo in (self.kind, self.category, self.depth):
             combo.checked_changed.connect(self._on_edit)
-        for combo in (self.gold, self.review, self.disagree):
+        for combo in (self.gold, self.review, self.disagree, self.guard):
             combo.currentIndexChanged.connect(self._on_edit)
         self.score_mode.currentIndexChanged.connect(self._on_mode)
         self.score_range.toggled.connect(self._on_range_toggled)
@@ -120,6 +122,8 @@ class FilterBar(QWidget):
         ):
             grid.addWidget(QLabel(label), 2, col)
             grid.addWidget(widget, 3, col, 1, span)
+        grid.addWidget(QLabel("Guard"), 4, 0)
+        grid.addWidget(self.guard, 5, 0, 1, 2)
         score_row = QHBoxLayout()
         score_row.addWidget(self.score_range)
         score_row.addWidget(self.score_min, 1)
@@ -225,6 +229,7 @@ class FilterBar(QWidget):
             "score_min": self.score_min.value(),
             "score_max": self.score_max.value(),
             "disagree_run": self.disagree_run_name(),
+            "guard_failed": self.guard.currentData(),
         }
 
     def set_state(self, state: dict) -> None:
@@ -244,6 +249,7 @@ class FilterBar(QWidget):
                 combo.set_checked(values)
             self.gold.setCurrentText(state.get("gold") or ANY)
             self.review.setCurrentIndex(max(0, self.review.findData(state.get("review"))))
+            self.guard.setCurrentIndex(max(0, self.guard.findData(state.get("guard_failed"))))
             mode = state.get("score_mode")
             self.score_mode.setCurrentText(mode if mode in SCORE_MODES else SCORE_MODES[0])
             self.score_range.setChecked(bool(state.get("score_range")))
@@ -280,6 +286,7 @@ class FilterBar(QWidget):
             score_min=s["score_min"] if ranged else None,
             score_max=s["score_max"] if ranged else None,
             runs_disagree=(run, other) if run is not None and other is not None else None,
+            guard_failed=s.get("guard_failed"),
         )
         if query.sort == "score" and run is None:  # nothing to sort by without a run
             query = replace(query, sort="position", descending=False)
