@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import html
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QComboBox, QDialog, QDialogButtonBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
+    QSpinBox, QVBoxLayout, QWidget,
+)
 
 from reviewer.guards.names import GUARD_NAMES, LABELS
 
@@ -39,6 +42,76 @@ def take_program_answer(ctx, store, item_id: int, actor: str) -> int:
     from reviewer.guards import fix_from_program
 
     return fix_from_program(store, item_id, actor)
+
+
+def check_dataset(ctx, store, dataset_id: int):
+    """Job body: every guard over the dataset (progress and cancel through ``ctx``)."""
+    from reviewer.guards import run_checks
+
+    return run_checks(store, dataset_id, ctx)
+
+
+def load_settings(ctx, store, dataset_id: int):
+    from reviewer.guards import settings
+
+    with store.engine.connect() as conn:
+        return settings.load(conn, dataset_id)
+
+
+def save_settings(ctx, store, dataset_id: int, actor: str, rules: list[str], min_words: int | None):
+    from reviewer.guards import settings
+
+    return settings.update(store, dataset_id, actor=actor, rules=rules, min_words=min_words)
+
+
+class RulesDialog(QDialog):
+    """The dataset's constraint rules (one per line) and the length threshold. Rules are
+    checked as they are typed; OK stays disabled while one does not parse."""
+
+    def __init__(self, current, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Guard rules of this dataset")
+        self.rules = QPlainTextEdit("\n".join(current.rules))
+        self.rules.setPlaceholderText("$.start_date <= $.end_date\n$..price >= 0\n$..age between 0 and 130\n"
+                                      '$..height unit in ["cm", "m"]\n$..order.customer_id in $..customers[*].id')
+        self.min_words = QSpinBox()
+        self.min_words.setRange(-1, 1_000_000)
+        self.min_words.setSpecialValueText("the kind's default (1,500 for text-to-JSON)")
+        self.min_words.setValue(-1 if current.min_words is None else current.min_words)
+        self.problem = QLabel("")
+        self.problem.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.rules.textChanged.connect(self._validate)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel("Constraint rules, one per line (JSON paths into the gold):"))
+        layout.addWidget(self.rules, 1)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Minimum words in the source (0: off):"))
+        row.addWidget(self.min_words, 1)
+        layout.addLayout(row)
+        layout.addWidget(self.problem)
+        layout.addWidget(self.buttons)
+        self._validate()
+
+    def values(self) -> tuple[list[str], int | None]:
+        rules = [line.strip() for line in self.rules.toPlainText().splitlines() if line.strip()]
+        return rules, (None if self.min_words.value() < 0 else self.min_words.value())
+
+    def _validate(self) -> None:
+        from reviewer.errors import ReviewerError
+        from reviewer.guards.settings import Settings
+
+        rules, _ = self.values()
+        try:
+            Settings(rules=rules).validate()
+            self.problem.setText("")
+            ok = True
+        except ReviewerError as exc:
+            self.problem.setText(str(exc))
+            ok = False
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(ok)
 
 
 def span_excerpt(source: str, start: int, end: int) -> str:
@@ -86,6 +159,8 @@ def describe_result(name: str, result, source: str) -> list[str]:
 class GuardsPane(QWidget):
     gold_changed = Signal(int)  # item id, after "Take program's answer"
     shown = Signal()  # results on show
+    checked = Signal(object)  # CheckSummary, after "Check dataset"
+    settings_saved = Signal()
 
     def __init__(self, store, runner, actor: str = "reviewer", parent=None):
         super().__init__(parent)
@@ -103,11 +178,24 @@ class GuardsPane(QWidget):
         self.take_answer.setToolTip("Gold drift: replace the stored gold with what the gold program returns")
         self.take_answer.clicked.connect(self._take_answer)
         self.take_answer.setVisible(False)
+        self.check_button = QPushButton("Check dataset")
+        self.check_button.setToolTip("Run every guard over this dataset (only results whose inputs changed are "
+                                     "recomputed; the leakage audit is one pass over all sources)")
+        self.check_button.clicked.connect(self.check)
+        self.rules_button = QPushButton("Rules…")
+        self.rules_button.setToolTip("The dataset's constraint rules and length threshold")
+        self.rules_button.clicked.connect(self.edit_rules)
+        self.progress = QLabel("")
+        self.progress.setObjectName("muted")
+        self.dialog: RulesDialog | None = None
         head = QHBoxLayout()
         head.setContentsMargins(0, 0, 0, 0)
         head.addWidget(self.title)
+        head.addWidget(self.progress)
         head.addStretch(1)
         head.addWidget(self.take_answer)
+        head.addWidget(self.rules_button)
+        head.addWidget(self.check_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
@@ -177,6 +265,53 @@ class GuardsPane(QWidget):
         self.take_answer.setVisible(bool(drift and drift.status == "fail" and "gold_program" not in view.stale))
         self.setVisible(True)
         self.shown.emit()
+
+    def check(self) -> None:
+        if self.dataset_id is None:
+            return
+        self.check_button.setEnabled(False)
+        self.progress.setText("checking…")
+
+        def progressed(p):
+            self.progress.setText(f"checking… {p.done}/{p.total}" if p.total else "checking…")
+
+        def done(summary):
+            self.check_button.setEnabled(True)
+            fails = sum(c.get("fail", 0) for c in summary.counts.values())
+            self.progress.setText(f"checked {summary.items} items: {fails} flag(s)")
+            self.checked.emit(summary)
+            self.show_item(self.dataset_id, self.item_id)
+
+        def failed(exc, _trace):
+            self.check_button.setEnabled(True)
+            self.progress.setText(f"check failed: {exc}")
+
+        self.runner.start("guards-check", check_dataset, self.store, self.dataset_id,
+                          on_result=done, on_error=failed, on_progress=progressed)
+
+    def edit_rules(self) -> None:
+        if self.dataset_id is None:
+            return
+        dataset_id = self.dataset_id
+
+        def opened(current):
+            self.dialog = RulesDialog(current, self)
+            self.dialog.accepted.connect(lambda: self._save_rules(dataset_id))
+            self.dialog.open()
+
+        self.runner.start("guards-settings", load_settings, self.store, dataset_id, on_result=opened,
+                          on_error=lambda exc, _t: self.progress.setText(f"could not read the rules: {exc}"))
+
+    def _save_rules(self, dataset_id: int) -> None:
+        rules, min_words = self.dialog.values()
+
+        def saved(_settings):
+            self.progress.setText("rules saved; Check dataset to apply them")
+            self.settings_saved.emit()
+
+        self.runner.start("guards-settings", save_settings, self.store, dataset_id, self.actor, rules, min_words,
+                          on_result=saved,
+                          on_error=lambda exc, _t: self.progress.setText(f"could not save the rules: {exc}"))
 
     def _take_answer(self) -> None:
         if self.item_id is None:

@@ -108,3 +108,42 @@ def test_guard_journey(qtbot, guard_store, settings, size):
         _shot(win, f"{tag}-4-answer-taken")
     finally:
         win.runner.shutdown(5000)
+
+
+def test_rules_are_edited_in_the_app_and_the_check_runs_from_it(qtbot, guard_store, settings):
+    from reviewer.guards import settings as gs
+    from reviewer_ui.review.release_panel import count_release
+
+    win = shown_main_window(qtbot, guard_store, settings, (1366, 768))
+    try:
+        pane = win.item_view.guards
+        win.select_dataset("trips")
+        qtbot.waitUntil(lambda: _showing(win, pane, "q0"), timeout=5000)
+        pane.rules_button.setFocus()
+        qtbot.keyClick(pane.rules_button, Qt.Key.Key_Space)
+        qtbot.waitUntil(lambda: pane.dialog is not None and pane.dialog.isVisible(), timeout=5000)
+        dialog = pane.dialog
+        ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+        dialog.rules.setFocus()
+        qtbot.keyClick(dialog.rules, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClick(dialog.rules, Qt.Key.Key_Return)
+        qtbot.keyClicks(dialog.rules, "$.team between 1 and")
+        assert not ok.isEnabled() and "rule 2" in dialog.problem.text()  # a broken rule cannot be saved
+        qtbot.keyClicks(dialog.rules, " 10")
+        assert ok.isEnabled()
+        _shot(dialog, "rules-dialog")
+        with qtbot.waitSignal(pane.settings_saved, timeout=5000):
+            qtbot.keyClick(dialog, Qt.Key.Key_Return)
+        dataset_id = guard_store.dataset("trips").id
+        with guard_store.engine.connect() as conn:
+            assert gs.load(conn, dataset_id).rules == ["$.start <= $.end", "$.team between 1 and 10"]
+        with qtbot.waitSignal(pane.checked, timeout=20000) as blocker:
+            pane.check_button.click()
+        assert blocker.args[0].counts["constraints"] == {"fail": 3}  # a team of 12 breaks the new rule
+        qtbot.waitUntil(lambda: "✗ Constraints" in pane.body.text() and "checked 3 items" in pane.progress.text(),
+                        timeout=5000)
+        _shot(win, "rules-checked")
+        released, total, reasons = count_release(None, guard_store, dataset_id)  # the release report counts them
+        assert reasons["guard failed: Constraints"] == 3 and reasons["guard failed: Leakage"] == 3
+    finally:
+        win.runner.shutdown(5000)
