@@ -51,6 +51,14 @@ def check_dataset(ctx, store, dataset_id: int):
     return run_checks(store, dataset_id, ctx)
 
 
+def recheck_item(ctx, store, dataset_id: int, item_id: int, names: list[str]):
+    """Job body: re-run ``names`` on one item whose gold or source changed (a gold program
+    runs in the sandbox, so this is not done on the GUI thread)."""
+    from reviewer.guards import run_checks
+
+    return run_checks(store, dataset_id, ctx, guards=names, item_ids=[item_id])
+
+
 def load_settings(ctx, store, dataset_id: int):
     from reviewer.guards import settings
 
@@ -168,6 +176,7 @@ class GuardsPane(QWidget):
         self.item_id: int | None = None
         self.dataset_id: int | None = None
         self.guards = None
+        self._rechecked: int | None = None  # the item whose stale results were re-run (once per showing)
         self.title = QLabel("Guards")
         self.title.setObjectName("sectionTitle")
         self.body = QLabel("")
@@ -226,6 +235,13 @@ class GuardsPane(QWidget):
     def _show(self, loaded) -> None:
         view, source = loaded
         self.guards = view
+        if view is not None and view.stale and self._rechecked != view.item_id:
+            # The gold or the response changed since a slow guard ran: run it again now.
+            self._rechecked = view.item_id
+            self.runner.start("guards-recheck", recheck_item, self.store, self.dataset_id, view.item_id,
+                              sorted(view.stale), on_result=lambda _s, i=view.item_id: self._reshow(i))
+        elif view is not None and not view.stale:
+            self._rechecked = None
         if view is None or not view.results:
             self.body.setText("<span style='color:gray'>Not checked yet (run <tt>reviewer check</tt> "
                               "or Check on the dataset).</span>")
@@ -265,6 +281,10 @@ class GuardsPane(QWidget):
         self.take_answer.setVisible(bool(drift and drift.status == "fail" and "gold_program" not in view.stale))
         self.setVisible(True)
         self.shown.emit()
+
+    def _reshow(self, item_id: int) -> None:
+        if self.item_id == item_id:
+            self.show_item(self.dataset_id, item_id)
 
     def check(self) -> None:
         if self.dataset_id is None:

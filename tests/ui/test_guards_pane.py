@@ -147,3 +147,17 @@ def test_rules_are_edited_in_the_app_and_the_check_runs_from_it(qtbot, guard_sto
         assert reasons["guard failed: Constraints"] == 3 and reasons["guard failed: Leakage"] == 3
     finally:
         win.runner.shutdown(5000)
+
+
+def test_a_changed_gold_reruns_the_program_when_the_item_is_shown(qtbot, guard_store, settings):
+    win = shown_main_window(qtbot, guard_store, settings, (1366, 768))
+    try:
+        pane = win.item_view.guards
+        item = guard_store.find_item("sec", "q0")
+        guard_store.set_gold(item.id, "8-K", "bob", item.version)  # someone fixed it by hand elsewhere
+        win.select_dataset("sec")
+        qtbot.waitUntil(lambda: _showing(win, pane, "q0", "sec") and not pane.guards.stale
+                        and "✓ Gold program" in pane.body.text(), timeout=20000)
+        assert not pane.take_answer.isVisible()
+    finally:
+        win.runner.shutdown(5000)
