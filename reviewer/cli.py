@@ -48,6 +48,7 @@ def cmd_import_dataset(args) -> int:
     summary = store.import_dataset(args.path, format=args.format, name=args.name,
                                    ctx=JobContext(_terminal_progress()), actor=args.actor)
     print(summary.describe())
+    _gold_programs_after_import(store, summary.dataset_id)
     return EXIT_OK
 
 
@@ -335,6 +336,93 @@ def cmd_gui(args) -> int:
     return gui_main(db=args.db)
 
 
+# -- quality guards (reviewer.guards): `reviewer check` and `reviewer override` ---------------
+
+
+def cmd_check(args) -> int:
+    from reviewer.guards import LABELS, item_guards, run_checks, settings as guard_settings
+
+    store = _store(args)
+    ds = store.dataset(args.dataset)
+    changes = {}
+    if args.rule is not None:
+        changes["rules"] = [r for r in args.rule if r.strip()]
+    if args.min_words is not None:
+        changes["min_words"] = args.min_words
+    if args.corpus is not None:
+        changes["corpus_dir"] = str(Path(args.corpus).expanduser().resolve()) if args.corpus else None
+    if changes:
+        guard_settings.update(store, ds.id, actor=args.actor, **changes)
+    summary = run_checks(store, ds.id, JobContext(_terminal_progress()), guards=args.guard or None, force=args.force)
+    if args.json:
+        print(json.dumps(vars(summary), ensure_ascii=False, indent=2, default=str))
+        return EXIT_OK
+    statuses = ["pass", "fail", "skip", "error"]
+    rows = [[LABELS.get(g, g), *[c.get(s, 0) for s in statuses]] for g, c in summary.counts.items()]
+    print(f"{ds.name}: {summary.items} items; {summary.recomputed} results computed, "
+          f"{summary.unchanged} unchanged, in {summary.seconds:.1f} s")
+    print(_table(rows, ["guard", *statuses]))
+    for note in summary.notes:
+        print(f"note: {note}")
+    if args.show:
+        shown = item_guards(store, ds.id)
+        for guard in summary.counts:
+            failed = [(i, ig.results[guard]) for i, ig in shown.items()
+                      if guard in ig.results and ig.results[guard].status in ("fail", "error")]
+            if failed:
+                print(f"\n{LABELS.get(guard, guard)}: {len(failed)} flagged, first {min(args.show, len(failed))}:")
+                for item_id, r in failed[: args.show]:
+                    print(f"  {shown[item_id].record_id}: {r.summary[:160]}")
+    return EXIT_OK
+
+
+def _gold_programs_after_import(store, dataset_id: int) -> None:
+    """Items that carry their gold program have it re-run on import (issue 15)."""
+    from reviewer.guards import after_import
+
+    checked = after_import(store, dataset_id, JobContext(_terminal_progress()))
+    if checked is not None:
+        c = checked.counts.get("gold_program", {})
+        print(f"gold programs re-run: {c.get('pass', 0)} agree with the gold, {c.get('fail', 0)} drifted, "
+              f"{c.get('error', 0)} failed to run")
+
+
+def cmd_override(args) -> int:
+    from reviewer.guards import add_override
+
+    store = _store(args)
+    item = store.find_item(args.dataset, args.item)
+    o = add_override(store, item.id, args.guard, args.by, args.reason)
+    print(f"{item.record_id}: guard {o.guard} overridden by {o.adjudicator}: {o.reason}")
+    return EXIT_OK
+
+
+def add_guard_commands(sub, common) -> None:
+    from reviewer.guards.names import GUARD_NAMES
+
+    p = sub.add_parser("check", parents=[common], help="run the quality guards over a dataset and count the flags")
+    p.add_argument("dataset", help="dataset name or id")
+    p.add_argument("--guard", action="append", choices=GUARD_NAMES, help="only this guard (repeatable)")
+    p.add_argument("--force", action="store_true", help="recompute results whose inputs did not change")
+    p.add_argument("--rule", action="append", metavar="RULE",
+                   help="set the dataset's constraint rules, e.g. '$.start_date <= $.end_date' (repeatable; "
+                        "--rule '' clears them)")
+    p.add_argument("--min-words", type=int, help="set the length guard's threshold (0 turns it off)")
+    p.add_argument("--corpus", help="set the leakage audit's corpus folder (.txt/.md/.jsonl/.parquet; '' clears)")
+    p.add_argument("--show", type=int, default=5, help="flagged items listed per guard (0: none)")
+    p.add_argument("--actor", default="check", help="who changes the settings, for the audit log")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("override", parents=[common], help="release an item despite a failed guard (adjudicator)")
+    p.add_argument("dataset", help="dataset name or id")
+    p.add_argument("item", help="the item's record id")
+    p.add_argument("guard", choices=GUARD_NAMES)
+    p.add_argument("--by", required=True, help="the adjudicator's name")
+    p.add_argument("--reason", required=True, help="why the flag does not hold (kept in the provenance)")
+    p.set_defaults(func=cmd_override)
+
+
 def build_parser() -> argparse.ArgumentParser:
     db_help = ("database: a SQLite file path or a postgresql:// URL "
                "(default: $REVIEWER_DB, else a file in your user data directory)")
@@ -452,6 +540,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.choices["agree"]
     p.add_argument("--submissions", choices=["first", "latest"], default="first",
                    help="rate each annotator's first submitted version (default; independent) or the latest")
+
+    # quality guards (reviewer.guards)
+    add_guard_commands(sub, common)
     return parser
 
 

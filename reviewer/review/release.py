@@ -78,6 +78,9 @@ def _chain_reference_failures(calls: Any) -> list[str]:
 
 
 def gold_status(store, dataset_id: int) -> list[GoldStatus]:
+    from reviewer import guards  # the quality guards count too (issue 15), unless an adjudicator overrode them
+
+    held, waived = guards.release_reasons(store, dataset_id), guards.overridden(store, dataset_id)
     with store.engine.connect() as conn:
         items = conn.execute(
             select(item_t.c.id, item_t.c.record_id, item_t.c.kind, item_t.c.gold, item_t.c.schema_hash,
@@ -98,14 +101,20 @@ def gold_status(store, dataset_id: int) -> list[GoldStatus]:
             reasons.append("rejected")
         if (r.rubric or {}).get("ambiguity") == "high":
             reasons.append("ambiguity High")
-        reasons += automatic_checks(r.kind, r.gold, schemas.get(r.schema_hash))
+        checks = automatic_checks(r.kind, r.gold, schemas.get(r.schema_hash))
+        if "schema" in waived.get(r.id, ()):
+            checks = [c for c in checks if not c.startswith("schema:")]
+        reasons += checks + held.get(r.id, [])
         out.append(GoldStatus(r.id, r.record_id, not reasons, reasons))
     return out
 
 
 def gold_provenance(store, dataset_id: int) -> list[dict]:
     """One JSON-ready record per released item: its gold and how it was settled."""
+    from reviewer import guards
+
     released = {s.item_id for s in gold_status(store, dataset_id) if s.released}
+    guard_overrides = guards.provenance(store, dataset_id)
     with store.engine.connect() as conn:
         rows = conn.execute(
             select(item_t, adj_t.c.verdict.label("adj_verdict"), adj_t.c.adjudicator, adj_t.c.resolution,
@@ -136,6 +145,7 @@ def gold_provenance(store, dataset_id: int) -> list[dict]:
                 "settled_at": r.settled_at.isoformat(),
                 "patch": make_patch(r.original_gold, r.gold),
                 "source_file": r.source_file, "source_line": r.source_line,
+                "guard_overrides": guard_overrides.get(r.id, []),
             },
         }
         for r in rows

@@ -23,6 +23,7 @@ from sqlmodel import SQLModel
 
 from reviewer.errors import ReviewerError
 from reviewer.store import models  # noqa: F401  (registers the tables)
+from reviewer.guards import tables as _guard_tables  # noqa: F401, E402  (registers the guards' tables)
 
 
 @dataclass(frozen=True)
@@ -69,10 +70,17 @@ def _sort_indexes(conn: Connection) -> None:
         index.create(conn, checkfirst=True)
 
 
+def _guard_tables(conn: Connection) -> None:
+    from reviewer.guards.tables import create_tables
+
+    create_tables(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline: datasets, items, runs, outputs, scores, annotations, adjudications, audit", _baseline),
     Migration(2, "review protocol: item_review stage, annotation first submission, assignment", _review_protocol),
     Migration(3, "sort indexes: (dataset, column, position) per sortable item column", _sort_indexes),
+    Migration(4, "guards: per-item check results, adjudicator overrides, per-dataset guard settings", _guard_tables),
 )
 
 _meta = MetaData()

@@ -75,6 +75,9 @@ class ItemQuery:
     score_max: float | None = None
     # Two runs whose verdicts (passed) differ on the item, both scored in ``score_mode``.
     runs_disagree: tuple[int, int] | None = None
+    # Items whose stored result of this guard failed without an override ("any": of any guard);
+    # see reviewer.guards.filters.
+    guard_failed: str | None = None
     sort: str = "position"  # a SORTABLE key, "review" (REVIEW_STATES order) or "score" (with score_run_id)
     descending: bool = False
 
@@ -106,6 +109,10 @@ class ItemQuery:
         if self.runs_disagree is not None:
             a, b = (_score_column(run, self.score_mode, score_t.c.passed) for run in self.runs_disagree)
             stmt = stmt.where(a.is_not(None), b.is_not(None), a != b)
+        if self.guard_failed is not None:
+            from reviewer.guards.filters import failed_clause  # the guards own their tables
+
+            stmt = stmt.where(failed_clause(item_t.c.id, self.guard_failed))
         return stmt
 
     def _review_clause(self):

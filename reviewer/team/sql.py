@@ -65,6 +65,11 @@ def init_statements(prefix: str, schema: str) -> list[str]:
         f"GRANT UPDATE ON item, dataset TO {deciders}",
         f"GRANT INSERT, UPDATE, DELETE ON run, output, score TO {deciders}",
         f"GRANT INSERT, UPDATE, DELETE ON dataset, item, blob, assignment, person TO {adm}",
+        # quality guards (reviewer.guards): results and overrides are read by everyone; written by
+        # those who may change gold (results follow gold) and settle items; settings by admins.
+        f"GRANT SELECT ON check_result, guard_override, guard_settings TO {everyone}",
+        f"GRANT INSERT, UPDATE, DELETE ON check_result, guard_override TO {deciders}",
+        f"GRANT INSERT, UPDATE, DELETE ON guard_settings TO {adm}",
         # row-level security
         "ALTER TABLE annotation ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS own_annotations ON annotation",

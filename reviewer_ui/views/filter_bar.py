@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.store.browse import Facets
 from reviewer.store.queries import ItemQuery
+from reviewer_ui.views.guards_pane import GuardFilter
 from reviewer_ui.widgets.check_combo import CheckCombo
 
 SAVED_KEY = "filters/saved"
@@ -88,6 +89,7 @@ class FilterBar(QWidget):
             spin.setSingleStep(0.1)
             spin.setValue(value)
             spin.setKeyboardTracking(False)
+        self.guard = GuardFilter()  # quality guards (reviewer.guards): ItemQuery.guard_failed
         self.saved = QComboBox()
         self.saved.setToolTip("Saved filters")
         self.save_button = QToolButton(text="Save…", toolTip="Save the current filters under a name")
@@ -107,7 +109,7 @@ class FilterBar(QWidget):
         self.search.textChanged.connect(self._debounce.start)
         for combo in (self.kind, self.category, self.depth):
             combo.checked_changed.connect(self._on_edit)
-        for combo in (self.gold, self.review, self.disagree):
+        for combo in (self.gold, self.review, self.disagree, self.guard):
             combo.currentIndexChanged.connect(self._on_edit)
         self.score_mode.currentIndexChanged.connect(self._on_mode)
         self.score_range.toggled.connect(self._on_range_toggled)
@@ -122,7 +124,7 @@ class FilterBar(QWidget):
         # Three columns: the browser is a narrow column beside the item under review.
         cells = (("Kind", self.kind, 1), ("Category", self.category, 1), ("Depth", self.depth, 1),
                  ("Gold", self.gold, 1), ("Review", self.review, 1), ("Score mode", self.score_mode, 1),
-                 ("Disagrees with", self.disagree, 3))
+                 ("Disagrees with", self.disagree, 3), ("Guard", self.guard, 3))
         row = col = 0
         for label, widget, span in cells:
             if col + span > 3:
@@ -235,6 +237,7 @@ class FilterBar(QWidget):
             "score_min": self.score_min.value(),
             "score_max": self.score_max.value(),
             "disagree_run": self.disagree_run_name(),
+            "guard_failed": self.guard.currentData(),
         }
 
     def set_state(self, state: dict) -> None:
@@ -254,6 +257,7 @@ class FilterBar(QWidget):
                 combo.set_checked(values)
             self.gold.setCurrentText(state.get("gold") or ANY)
             self.review.setCurrentIndex(max(0, self.review.findData(state.get("review"))))
+            self.guard.setCurrentIndex(max(0, self.guard.findData(state.get("guard_failed"))))
             mode = state.get("score_mode")
             self.score_mode.setCurrentText(mode if mode in SCORE_MODES else SCORE_MODES[0])
             self.score_range.setChecked(bool(state.get("score_range")))
@@ -290,6 +294,7 @@ class FilterBar(QWidget):
             score_min=s["score_min"] if ranged else None,
             score_max=s["score_max"] if ranged else None,
             runs_disagree=(run, other) if run is not None and other is not None else None,
+            guard_failed=s.get("guard_failed"),
         )
         if query.sort == "score" and run is None:  # nothing to sort by without a run
             query = replace(query, sort="position", descending=False)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QStackedWidget, QVBoxLayout, 
 
 from reviewer_ui.runtime.disposal import dispose
 from reviewer_ui.itemprep import ItemBundle, load_item
+from reviewer_ui.views.guards_pane import GuardsPane
 from reviewer_ui.views.kinds import KindLayout, layout_class
 
 
@@ -42,6 +43,8 @@ class ItemView(QWidget):
         self.scores = QLabel("")
         self.scores.setWordWrap(True)
         self.scores.setTextFormat(self.scores.textFormat().RichText)
+        self.guards = GuardsPane(store, runner)  # the quality guards' results (reviewer.guards)
+        self.guards.gold_changed.connect(self.show_item)
         head = QHBoxLayout()
         head.addWidget(self.title)
         head.addStretch(1)
@@ -56,6 +59,7 @@ class ItemView(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.facts)
         layout.addWidget(self.scores)
+        layout.addWidget(self.guards)
         layout.addWidget(self.stack, 1)
 
     def show_item(self, item_id: int | None) -> None:
@@ -65,6 +69,7 @@ class ItemView(QWidget):
             self.title.setText("No item selected")
             self.facts.setText("")
             self._show_scores([])
+            self.guards.show_item(None, None)
             self.state.setText("")
             self.stack.setCurrentWidget(self.placeholder)
             return
@@ -131,6 +136,7 @@ class ItemView(QWidget):
         facts.append(f"{len(bundle.outputs)} output(s)")
         self.facts.setText(" · ".join(facts))
         self._show_scores(bundle.scores)
+        self.guards.show_item(d.dataset_id, d.id)
         self.state.setText("")
         layout = self.layouts.get(d.kind)
         if layout is None:
