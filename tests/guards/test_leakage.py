@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -73,17 +74,22 @@ def test_corpus_folder_of_text_and_jsonl_is_read_and_named(tmp_path):
         list(leakage.corpus_documents(tmp_path / "nowhere"))
 
 
-def test_parquet_corpus_needs_pyarrow_and_says_so(tmp_path):
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        (tmp_path / "c.parquet").write_bytes(b"PAR1")
-        with pytest.raises(ReviewerError, match="needs pyarrow"):
-            list(leakage.corpus_documents(tmp_path))
-        return
+def test_parquet_corpus_is_read_row_by_row(tmp_path):
+    import pyarrow as pa  # a test dependency: the Parquet path is tested for real
+    import pyarrow.parquet as pq
+
     pq.write_table(pa.table({"id": [1, 2], "text": [essay(1), essay(2)]}), tmp_path / "c.parquet")
-    assert [n for n, _ in leakage.corpus_documents(tmp_path)] == ["c.parquet#0", "c.parquet#1"]
+    docs = list(leakage.corpus_documents(tmp_path))
+    assert [n for n, _ in docs] == ["c.parquet#0", "c.parquet#1"]
+    assert docs[1][1] == essay(2)
+
+
+def test_parquet_corpus_without_pyarrow_says_what_is_missing(tmp_path, monkeypatch):
+    (tmp_path / "c.parquet").write_bytes(b"PAR1")
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # as on a machine without it
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    with pytest.raises(ReviewerError, match="needs pyarrow"):
+        list(leakage.corpus_documents(tmp_path))
 
 
 def test_the_dataset_scan_flags_items_and_names_the_closest_document(store, tmp_path):
