@@ -1,4 +1,4 @@
-"""Hostile inputs for every import format, generated from the bundled samples (data/).
+"""Hostile inputs for every import format, generated from the bundled samples (reviewer/samples/data).
 
 ``generate(n, seed, workdir)`` returns ``n`` Trials. Each copies one sample
 dataset or prediction file, makes it hostile in one way that must make the
@@ -27,7 +27,9 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "data"
+from reviewer.samples import DATA_DIR
+
+DATA = DATA_DIR  # the bundled samples (reviewer/samples/data)
 
 
 @dataclass
@@ -41,7 +43,7 @@ class Trial:
     needs_location: bool = True  # content kinds name a line, row, record or JSON path
 
 
-# (format, sample path under data/, mutable files relative to the copy, import kind, dataset for runs)
+# (format, sample path under the samples folder, mutable files relative to the copy, import kind, dataset for runs)
 SEEDS = [
     ("tooljson", "tooljson", ["qa_pairs/citybikes.example.org_v1_stations_qa_pairs.json",
                               "api_responses/citybikes.example.org_v1_stations.json"], "dataset", None),

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
+from reviewer.samples import DATA_DIR
 from reviewer.store import Store
 from reviewer.store.models import Dataset, Item
 
@@ -35,7 +36,7 @@ def env() -> dict:
 
 
 def big_toolselect(path: Path, n: int, text_size: int) -> Path:
-    first = json.loads((ROOT / "data/toolselect/appendix_a.jsonl").read_text().splitlines()[0])
+    first = json.loads((DATA_DIR / "toolselect/appendix_a.jsonl").read_text().splitlines()[0])
     rng = random.Random(n)
     with path.open("w") as fh:
         for i in range(n):

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from reviewer.samples import DATA_DIR
 from reviewer.rerun.secrets import scrub
 from reviewer.testing.openai_server import OpenAIServer, Reply
 
@@ -102,7 +103,7 @@ def echo_rerun_and_scan(tmp_path: Path, pg: str | None) -> None:
     run_cli = partial(cli, db=pg)
     log = tmp_path / "logs" / "cli.log"
     log.parent.mkdir()
-    assert run_cli(tmp_path, "import", "dataset", str(ROOT / "data/toolselect/appendix_a.jsonl"),
+    assert run_cli(tmp_path, "import", "dataset", str(DATA_DIR / "toolselect/appendix_a.jsonl"),
                "--format", "toolselect", "--name", "echo", log=log).returncode == 0
     with OpenAIServer(responder(), echo_key=True) as server:
         for _ in range(2):  # the second pass answers the successes from the cache
@@ -146,7 +147,7 @@ def echo_rerun_and_scan(tmp_path: Path, pg: str | None) -> None:
 
 
 def _first_record_id() -> str:
-    with (ROOT / "data/toolselect/appendix_a.jsonl").open() as fh:
+    with (DATA_DIR / "toolselect/appendix_a.jsonl").open() as fh:
         rec = json.loads(fh.readline())
     for key in ("id", "record_id", "uid"):
         if key in rec:

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from reviewer.samples import DATA_DIR
+
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ("plain \x1b[31mred\x1b[0m \x1b]0;pwned title\x07 \x9b2J c1-csi "
            "\u202etxt.exe\u202c bell\x07 del\x7f end")
@@ -26,7 +28,7 @@ def cli(tmp: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_show_escapes_control_characters_and_raw_keeps_them(tmp_path):
-    first = json.loads((ROOT / "data/toolselect/appendix_a.jsonl").read_text().splitlines()[0])
+    first = json.loads((DATA_DIR / "toolselect/appendix_a.jsonl").read_text().splitlines()[0])
     first["message"] = HOSTILE
     src = tmp_path / "hostile.jsonl"
     src.write_text(json.dumps(first) + "\n")

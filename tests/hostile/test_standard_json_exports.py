@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from reviewer.samples import DATA_DIR
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -28,7 +30,7 @@ def strict_loads(text: str):
 
 def test_exports_refuse_nan_and_infinity_and_write_nothing(tmp_path):
     db = tmp_path / "db.sqlite3"
-    assert cli(db, "import", "dataset", str(ROOT / "data/toolselect/appendix_a.jsonl"), "--format", "toolselect",
+    assert cli(db, "import", "dataset", str(DATA_DIR / "toolselect/appendix_a.jsonl"), "--format", "toolselect",
                "--name", "ts").returncode == 0
     good = cli(db, "export", "ts", str(tmp_path / "good.jsonl"), "--as", "jsonl")
     assert good.returncode == 0
