@@ -5,10 +5,11 @@ fills as they land; the window's title names the open database."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QStandardPaths, Qt, QTimer
+from PySide6.QtCore import QSettings, QStandardPaths, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -84,6 +85,23 @@ class FirstStartJourney:
 def test_first_start_window_is_usable_while_samples_land(qtbot, tmp_path, monkeypatch, size):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     QStandardPaths.setTestModeEnabled(True)  # keep QSettings away from the real user config
+    QSettings("reviewer", "reviewer").clear()  # a first start: nothing remembered from an earlier test
+    # Pace the import like a slow machine (a pause after each step lands, on the worker):
+    # on a fast one every sample is in before the first table refresh, and "the table
+    # fills while the samples land" could not be observed at all.
+    import reviewer.samples as samples
+
+    real_first_start = samples.first_start
+
+    def paced_first_start(*args, on_landed=None, **kwargs):
+        def landed(step):
+            if on_landed is not None:
+                on_landed(step)
+            time.sleep(0.3)
+
+        return real_first_start(*args, on_landed=landed, **kwargs)
+
+    monkeypatch.setattr(samples, "first_start", paced_first_start)
     db = tmp_path / "app.sqlite3"
     journey = FirstStartJourney(size, _shots(tmp_path))
     app = QApplication.instance()
