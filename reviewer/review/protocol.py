@@ -152,6 +152,15 @@ def agreement_key(draft: Draft, rule: AgreementRule, annotator: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _said(value) -> str:
+    """A rubric answer in the words the panels use: yes / no / blank."""
+    if value is True:
+        return "yes"
+    if value is False:
+        return "no"
+    return "blank" if value is None else str(value)
+
+
 def differences(a: Draft, b: Draft) -> list[str]:
     """Where two submissions disagree, in words, verdict first, then rubric, then fix content."""
     out = []
@@ -159,11 +168,11 @@ def differences(a: Draft, b: Draft) -> list[str]:
         out.append(f"verdict {a.verdict} vs {b.verdict}")
     for check in sorted(set(a.checks) | set(b.checks)):
         if a.checks.get(check) != b.checks.get(check):
-            out.append(f"{check} {a.checks.get(check)} vs {b.checks.get(check)}")
+            out.append(f"{check.replace('_', ' ')}: {_said(a.checks.get(check))} vs {_said(b.checks.get(check))}")
     if a.ambiguity != b.ambiguity:
-        out.append(f"ambiguity {a.ambiguity} vs {b.ambiguity}")
+        out.append(f"ambiguity {_said(a.ambiguity)} vs {_said(b.ambiguity)}")
     if a.difficulty != b.difficulty:
-        out.append(f"difficulty {a.difficulty} vs {b.difficulty}")
+        out.append(f"difficulty {_said(a.difficulty)} vs {_said(b.difficulty)}")
     if a.verdict == b.verdict == "fix" and a.fixed_gold != b.fixed_gold:
         out.append("the two fixes give different gold")
     return out

@@ -329,8 +329,9 @@ class AdjudicationPanel(QWidget):
                 self.differing_rows.append(i)
         self.table.resizeRowsToContents()
         # Every row visible without scrolling: the comparison is what the adjudicator reads first.
-        height = self.table.horizontalHeader().height() + 2 * self.table.frameWidth() + sum(
-            self.table.rowHeight(r) for r in range(self.table.rowCount()))
+        # (the header's sizeHint: before the table is first shown its height() is not laid out yet)
+        height = self.table.horizontalHeader().sizeHint().height() + 2 * self.table.frameWidth() + sum(
+            self.table.rowHeight(r) for r in range(self.table.rowCount())) + 2
         self.table.setMinimumHeight(min(height, 420))
         firsts = self.snapshot.first_submissions
         fa, fb = firsts.get(self.a.annotator), firsts.get(self.b.annotator)
