@@ -44,7 +44,7 @@ from reviewer_ui.runtime.jobs import JobRunner
 from reviewer_ui.models.item_table import COL, ItemTableModel
 from reviewer_ui.review.dock import install as install_review
 from reviewer_ui.runs.dock import install as install_runs
-from reviewer_ui.runs.dock import scrolled
+from reviewer_ui.widgets.docking import scrolled
 from reviewer_ui.store_watch import StoreWatcher
 from reviewer_ui.runtime.threadpolicy import favour_gui_thread
 from reviewer_ui.views.filter_bar import FilterBar

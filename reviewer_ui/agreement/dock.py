@@ -9,11 +9,11 @@ selects its item in the table. The main window only calls ``install``.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMenu
 
 from reviewer_ui.agreement.panel import AgreementPanel
+from reviewer_ui.widgets.docking import dock_beside_review
 
 SHORTCUT = "Ctrl+Shift+G"
 
@@ -21,18 +21,9 @@ SHORTCUT = "Ctrl+Shift+G"
 def install(window) -> AgreementPanel:
     """Add the agreement dock and its menu action to ``window`` (a ui.main_window.MainWindow)."""
     panel = AgreementPanel(window.store, window.runner, window.current_dataset, window)
-    dock = QDockWidget("Agreement", window)
-    dock.setObjectName("agreementDock")
-    from reviewer_ui.runs.dock import scrolled
-
-    dock.setWidget(scrolled(panel))
     # Beside the item, tabbed with the review dock: the full height of the window
     # (a bottom dock shared the height with the item and opened as a strip).
-    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-    review_dock = getattr(window, "review_dock", None)
-    if review_dock is not None:
-        window.tabifyDockWidget(review_dock, dock)
-        review_dock.raise_()
+    dock = dock_beside_review(window, "Agreement", "agreementDock", panel)
     dock.hide()  # the report costs a computation: only once asked for
 
     window.dataset_box.currentIndexChanged.connect(panel.on_dataset_changed)

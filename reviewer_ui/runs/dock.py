@@ -9,12 +9,11 @@ The main window only calls ``install``.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea
 
 from reviewer_ui.review.dock import show_item
 from reviewer_ui.runs.panel import RunsPanel
+from reviewer_ui.widgets.docking import dock_beside_review
 
 DATASET_JOB = "dataset"  # the window's job that loads a dataset's runs (reviewer_ui/main_window.py)
 
@@ -23,14 +22,7 @@ def install(window) -> RunsPanel:
     """Add the Runs dock and menu to ``window`` (a ui.main_window.MainWindow)."""
     panel = RunsPanel(window.store, window.runner, window.settings, window,
                       current_query=lambda: window.model.query())
-    dock = QDockWidget("Runs", window)
-    dock.setObjectName("runsDock")
-    dock.setWidget(scrolled(panel))
-    window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-    review_dock = getattr(window, "review_dock", None)
-    if review_dock is not None:
-        window.tabifyDockWidget(review_dock, dock)
-        review_dock.raise_()
+    dock = dock_beside_review(window, "Runs", "runsDock", panel)
 
     # The window loads a dataset's runs in its "dataset" job; follow it, so the panel
     # shows the same dataset whichever way it was chosen.
@@ -65,15 +57,6 @@ def install(window) -> RunsPanel:
     window.runs_panel = panel
     window.runs_dock = dock
     return panel
-
-
-def scrolled(panel) -> QScrollArea:
-    """The panel in a scroll area: a short window scrolls the panel instead of growing."""
-    area = QScrollArea()
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    area.setWidgetResizable(True)
-    area.setWidget(panel)
-    return area
 
 
 def _on_annotation(panel: RunsPanel, view) -> None:
