@@ -347,24 +347,9 @@ class MainWindow(QMainWindow):
 
     def datasets_changed(self) -> None:
         """Datasets were added or grew behind the window's back (the first start's
-        background import): refresh the list, and reload the table only when the shown
-        dataset itself changed, so an item being read is not cleared for another's sake.
-        (Other writers go through store_changed, which keeps the current item.)"""
-        self.runner.start("datasets", _datasets, self.store, on_result=self._merge_landed_datasets,
-                          on_error=self._job_error)
-
-    def _merge_landed_datasets(self, datasets) -> None:
-        current = self.current_dataset()
-        if current is None or current not in datasets:  # none shown yet, or the shown one grew
-            self._set_datasets(datasets)
-            return
-        self.datasets = datasets
-        self.dataset_box.blockSignals(True)
-        self.dataset_box.clear()
-        for d in datasets:
-            self.dataset_box.addItem(f"{d.name}  ({d.items} items, {d.kind})", d.id)
-        self.dataset_box.setCurrentIndex(datasets.index(current))
-        self.dataset_box.blockSignals(False)
+        background import): the same refresh as for any other writer (store_changed),
+        which keeps the dataset and item being read."""
+        self.store_changed()
 
     def _set_datasets(self, datasets) -> None:
         self.datasets = datasets
