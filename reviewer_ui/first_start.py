@@ -19,7 +19,7 @@ def start_first_start(window, store) -> tuple[object, SampleFeed]:
 
     Returns the job (always started: only the job finds out, off the GUI thread,
     whether anything is missing) and the feed whose ``landed`` signal fires after each
-    step; the window refreshes its datasets on each, and its Score column when the
+    step; the window refreshes what it shows on each, and its Score column when the
     shown dataset's scores land.
     """
     from reviewer.samples import first_start
@@ -27,7 +27,7 @@ def start_first_start(window, store) -> tuple[object, SampleFeed]:
     feed = SampleFeed(window)
 
     def on_landed(step) -> None:
-        window.datasets_changed()
+        window.store_changed()  # keeps the dataset and item being read
         current = window.current_dataset()
         if step.what == "scores" and current is not None and current.name == step.sample:
             window.load_scores()

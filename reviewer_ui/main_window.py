@@ -345,12 +345,6 @@ class MainWindow(QMainWindow):
         self.runner.start("datasets", _datasets, self.store, on_result=self._set_datasets,
                           on_error=self._job_error)
 
-    def datasets_changed(self) -> None:
-        """Datasets were added or grew behind the window's back (the first start's
-        background import): the same refresh as for any other writer (store_changed),
-        which keeps the dataset and item being read."""
-        self.store_changed()
-
     def _set_datasets(self, datasets) -> None:
         self.datasets = datasets
         wanted = self.settings.value("dataset", "")
