@@ -61,7 +61,18 @@ def full_collection() -> int:
 
 class IdleCollector:
     """Runs ``full_collection`` after ``idle_s`` seconds without user input or
-    running jobs, at most once per idle period. Qt-bound: create it in the GUI thread."""
+    running jobs, at most once per idle period. Qt-bound: create it in the GUI thread.
+
+    Input is watched on the top-level windows (``QWindow``s: the main window's and
+    each window that takes the focus later, dialogs included), where every key,
+    mouse and wheel event arrives before Qt hands it to a widget. Not on the whole
+    application: an application-wide Python event filter is called for objects
+    still under construction (a QTableView's header sends ChildAdded while only its
+    QAbstractScrollArea part exists) and makes a Python wrapper typed by the
+    half-built class; a wrapper that outlives the call is what a later
+    ``table.horizontalHeader()`` returns ("'QAbstractScrollArea' object has no
+    attribute 'setSectionResizeMode'"). A QWindow is complete when it gets events.
+    """
 
     INPUT_EVENTS = None  # filled on first use (Qt import kept out of module import)
 
@@ -74,7 +85,7 @@ class IdleCollector:
         collector = self
 
         class _Filter(QObject):
-            def eventFilter(self, obj, event):
+            def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
                 if event.type() in IdleCollector.INPUT_EVENTS:
                     collector.poke()
                 return False
@@ -82,13 +93,21 @@ class IdleCollector:
         self.runner = runner
         self.collections = 0
         self._filter = _Filter()
-        app.installEventFilter(self._filter)
         self._timer = QTimer()
         self._timer.setSingleShot(True)
         self._timer.setInterval(int(idle_s * 1000))
         self._timer.timeout.connect(self._on_idle)
+        for window in app.topLevelWindows():
+            self.watch(window)
+        app.focusWindowChanged.connect(self.watch)  # dialogs and floated docks opened later
         runner.active_changed.connect(lambda _n: self.poke())
         self._timer.start()
+
+    def watch(self, window) -> None:
+        """Count input to ``window`` (a QWindow; None is ignored) as activity."""
+        if window is not None:
+            window.installEventFilter(self._filter)  # Qt installs a filter once however often asked
+            self.poke()
 
     def poke(self) -> None:
         """Something happened: restart the idle countdown."""
