@@ -24,7 +24,7 @@ from pathlib import Path
 # those heavy packages is imported after PySide6 on the way to the first window.
 WINDOW_CORE = (
     "reviewer.store.store", "reviewer.store.browse", "reviewer.store.navigation", "reviewer.store.queries",
-    "reviewer.agreement.render", "reviewer.agreement.report", "reviewer.review", "reviewer.rerun.job",
+    "reviewer.review", "reviewer.rerun.job",
     "reviewer.scoring.job", "reviewer.jsondiff", "reviewer.samples",
 )
 

@@ -8,7 +8,7 @@ floated dock fully onto the screen its window is on, sized to fit there.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, QRect, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QScrollArea, QWidget
 
 MIN_DOCK = 360  # px: a side dock narrower than this reads badly whatever it holds
 FLOAT_SHARE = 0.7  # a floated dock takes at most this share of the screen in each direction
@@ -77,7 +77,12 @@ def keep_usable(window: QMainWindow, dock: QDockWidget) -> None:
     inner = content.widget() if isinstance(content, QScrollArea) else content
     watched = [inner] + [a.widget() for a in dock.findChildren(QScrollArea) if a.widget() is not None]
     for w in {id(w): w for w in watched if w is not None}.values():
-        w.installEventFilter(_Regrow(window, dock, w))
+        watch_growth(window, dock, w)
+
+
+def watch_growth(window: QMainWindow, dock: QDockWidget, widget: QWidget) -> None:
+    """Refit the docked ``dock`` when ``widget`` (its content, maybe built later) asks for a new layout."""
+    widget.installEventFilter(_Regrow(window, dock, widget))
 
 
 class _Regrow(QObject):

@@ -190,6 +190,11 @@ class MainWindow(QMainWindow):
         self.refresh_datasets()
         self.watcher.start()
 
+    @property
+    def agreement(self):
+        """The agreement panel, built when first asked for (reviewer_ui.agreement.dock)."""
+        return self.agreement_panel()
+
     # -- actions ---------------------------------------------------------------------
 
     def _action(self, text: str, keys: list[str], slot, checkable: bool = False) -> QAction:
