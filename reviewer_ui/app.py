@@ -13,6 +13,7 @@ big responses is started after the first paint.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -61,6 +62,10 @@ def main(db: str | None = None, argv: list[str] | None = None,
     start-up bench and the installed-wheel test use it to observe the first start).
     """
     preload_core()
+    # Let shiboken create each Qt class when it is first used, not all of QtCore, QtGui
+    # and QtWidgets at import: about 0.1 s less CPU before the window (bench/startup_bench.py).
+    # Read when shiboken loads: no effect once PySide6 is in (tests that import it first).
+    os.environ.setdefault("PYSIDE6_OPTION_LAZY", "1")
     from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QApplication
