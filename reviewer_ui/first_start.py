@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
+
+# Samples land in bursts (six samples, each its dataset, runs and scores: 18 steps in a
+# second or two). Each refresh of the window reloads the pickers, the table page, the
+# runs panel and the shown item on the GUI thread, so the window refreshes at the
+# first step at once and then at most this often, with a last refresh after the last step.
+REFRESH_EVERY_MS = 300
 
 
 class SampleFeed(QObject):
@@ -14,30 +20,62 @@ class SampleFeed(QObject):
     landed = Signal(object)
 
 
+class _Refresher(QObject):
+    """Refreshes the window for landed steps: the first at once, then at most every
+    ``REFRESH_EVERY_MS``, the last always (leading and trailing edges)."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.scored: set[str] = set()  # samples whose scores landed since the last refresh
+        self.dirty = False
+        self.timer = QTimer(self, singleShot=True, interval=REFRESH_EVERY_MS)
+        self.timer.timeout.connect(self._cooled)
+        self.refreshes = 0
+
+    def landed(self, step) -> None:
+        if step.what == "scores":
+            self.scored.add(step.sample)
+        if self.timer.isActive():
+            self.dirty = True
+        else:
+            self._refresh()
+
+    def _cooled(self) -> None:
+        if self.dirty:
+            self._refresh()
+
+    def _refresh(self) -> None:
+        self.dirty = False
+        self.refreshes += 1
+        window = self.window
+        window.store_changed()  # keeps the dataset and item being read
+        current = window.current_dataset()
+        if current is not None and current.name in self.scored:
+            window.load_scores()
+        self.scored.clear()
+        self.timer.start()
+
+
 def start_first_start(window, store) -> tuple[object, SampleFeed]:
     """Import and score whatever the store lacks of the samples, on the window's runner.
 
     Returns the job (always started: only the job finds out, off the GUI thread,
     whether anything is missing) and the feed whose ``landed`` signal fires after each
-    step; the window refreshes what it shows on each, and its Score column when the
-    shown dataset's scores land.
+    step; the window refreshes what it shows (coalesced, see ``REFRESH_EVERY_MS``),
+    and its Score column when the shown dataset's scores land.
     """
     from reviewer.samples import first_start
 
     feed = SampleFeed(window)
-
-    def on_landed(step) -> None:
-        window.store_changed()  # keeps the dataset and item being read
-        current = window.current_dataset()
-        if step.what == "scores" and current is not None and current.name == step.sample:
-            window.load_scores()
+    feed.refresher = _Refresher(window)
+    feed.landed.connect(feed.refresher.landed)
 
     def on_error(exc: BaseException, _trace: str) -> None:
         # A broken sample must not keep the app from working: say so and go on.
         window.statusBar().showMessage(f"could not import the sample datasets: {exc}", 15000)
         print(f"reviewer: could not import the sample datasets: {exc}", file=sys.stderr)
 
-    feed.landed.connect(on_landed)
     job = window.runner.start("first-start samples", first_start, store, score=True,
                               on_landed=feed.landed.emit, on_error=on_error)
     return job, feed
