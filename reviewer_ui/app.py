@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -52,6 +53,15 @@ def window_title(url: str) -> str:
     from reviewer.store.db import describe
 
     return f"reviewer — {describe(url).replace('postgresql+psycopg://', 'postgresql://')}"
+
+
+def _warm_up_parse_helper() -> None:
+    from reviewer_ui.runtime import parsepool
+
+    try:
+        parsepool.warm_up()
+    except RuntimeError:  # the app closed before the helper started ("cannot schedule new futures")
+        pass
 
 
 def main(db: str | None = None, argv: list[str] | None = None,
@@ -94,8 +104,11 @@ def main(db: str | None = None, argv: list[str] | None = None,
     window.setWindowTitle(window_title(store.url))
     window.show()
     job, feed = start_first_start(window, store)  # noqa: F841 - the feed lives as long as the window
-    # The helper process that parses big responses off the GIL: after the first paint.
-    QTimer.singleShot(0, parsepool.warm_up)
+    # The helper process that parses big responses off the GIL: after the first paint,
+    # and started from a thread: spawning it (the resource tracker, then the helper)
+    # held the GUI thread 40-140 ms right after the window appeared.
+    QTimer.singleShot(0, lambda: threading.Thread(target=_warm_up_parse_helper, name="parse-warm-up",
+                                                  daemon=True).start())
     # Objects alive after start-up stay alive: keep full garbage collections
     # (which hold the GIL) from walking them again and again; collect fully
     # only while the user is idle (reviewer_ui.runtime.gcpolicy).
