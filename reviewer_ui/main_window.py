@@ -48,7 +48,7 @@ from reviewer_ui.widgets.docking import scrolled
 from reviewer_ui.store_watch import StoreWatcher
 from reviewer_ui.runtime.threadpolicy import favour_gui_thread
 from reviewer_ui.views.filter_bar import FilterBar
-from reviewer_ui.views.item_view import ItemView
+from reviewer_ui.views.item_view import PICK_AN_ITEM, ItemView
 
 
 def _datasets(ctx, store):
@@ -366,6 +366,8 @@ class MainWindow(QMainWindow):
             self.item_view.placeholder.setText(
                 "No datasets yet. Import one with File ▸ Import dataset… (Ctrl+I), or open another "
                 "database with File ▸ Open database… (Ctrl+O).")
+        else:  # the first dataset arrived (a first start's samples): the empty-store hint is wrong now
+            self.item_view.placeholder.setText(PICK_AN_ITEM)
         self._on_dataset(index)
 
     def current_dataset(self):

@@ -17,6 +17,8 @@ from reviewer_ui.itemprep import ItemBundle, load_item
 from reviewer_ui.views.guards_pane import GuardsPane
 from reviewer_ui.views.kinds import KindLayout, layout_class
 
+PICK_AN_ITEM = "Pick a dataset, then an item in the table (J/K move through the items)."
+
 
 class ItemView(QWidget):
     loaded = Signal(object)  # ItemBundle, once shown
@@ -50,7 +52,7 @@ class ItemView(QWidget):
         head.addStretch(1)
         head.addWidget(self.state)
         self.stack = QStackedWidget()
-        self.placeholder = QLabel("Pick a dataset, then an item in the table (J/K move through the items).")
+        self.placeholder = QLabel(PICK_AN_ITEM)
         self.placeholder.setObjectName("muted")
         self.placeholder.setWordWrap(True)
         self.stack.addWidget(self.placeholder)

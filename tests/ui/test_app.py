@@ -50,6 +50,7 @@ class FirstStartJourney:
             if w.model.rowCount() > 0 and not self.seen["filled_while_importing"]:
                 self.seen["filled_while_importing"] = True
                 self.seen["first_dataset"] = w.current_dataset().name
+                self.seen["placeholder_while_filling"] = w.item_view.placeholder.text()
                 w.grab().save(str(self.shots / f"1-filling-{self.size[0]}.png"))
                 # A person starts reading while the rest imports: keyboard only.
                 w.table.setFocus()
@@ -118,6 +119,8 @@ def test_first_start_window_is_usable_while_samples_land(qtbot, tmp_path, monkey
     assert seen["progress_while_importing"], "no progress bar while the samples imported"
     assert seen["filled_while_importing"], "the table stayed empty until every sample was in"
     assert seen["first_dataset"] == SAMPLES[0].name
+    # The empty-store hint ("No datasets yet. Import one…") went with the first sample.
+    assert "No datasets yet" not in seen["placeholder_while_filling"]
     assert seen["item_shown"] >= 0, "J did not open an item during the import"
     assert seen["datasets_in_box"] == len(SAMPLES) and seen["rows"] > 0
     assert not seen["progress_visible_at_end"]
