@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import sys
+import threading
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
 
 # Samples land in bursts (six samples, each its dataset, runs and scores: 18 steps in a
 # second or two). Each refresh of the window reloads the pickers, the table page, the
 # runs panel and the shown item on the GUI thread, so the window refreshes at the
 # first step at once and then at most this often, with a last refresh after the last step.
 REFRESH_EVERY_MS = 300
+# The job waits for the window's first paint before it starts importing (its imports and
+# parsing would otherwise compete with that paint for the CPU and the GIL), but never
+# longer than this: a window that is not painted (minimised, off screen) still gets its samples.
+WAIT_FOR_PAINT_S = 3.0
 
 
 class SampleFeed(QObject):
@@ -57,11 +62,38 @@ class _Refresher(QObject):
         self.timer.start()
 
 
+class _FirstPaint(QObject):
+    """Sets ``painted`` at the first paint of the watched widget (the item table's
+    viewport: a filter on that one widget, not on the application), then goes away."""
+
+    def __init__(self, widget):
+        super().__init__(widget)
+        self.painted = threading.Event()
+        self.widget = widget
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+        if event.type() == QEvent.Type.Paint and not self.painted.is_set():
+            self.painted.set()
+            QTimer.singleShot(0, lambda: self.widget.removeEventFilter(self))
+        return False
+
+
+def _after_first_paint(ctx, painted: threading.Event, fn, *args, **kwargs):
+    """``fn(ctx, *args, **kwargs)`` once ``painted`` is set (or WAIT_FOR_PAINT_S passed)."""
+    waited = 0.0
+    while not painted.is_set() and waited < WAIT_FOR_PAINT_S and not ctx.cancelled:
+        painted.wait(0.05)
+        waited += 0.05
+    ctx.check_cancelled()
+    return fn(ctx, *args, **kwargs)
+
+
 def start_first_start(window, store) -> tuple[object, SampleFeed]:
     """Import and score whatever the store lacks of the samples, on the window's runner.
 
     Returns the job (always started: only the job finds out, off the GUI thread,
-    whether anything is missing) and the feed whose ``landed`` signal fires after each
+    whether anything is missing; it begins once the window has painted) and the feed whose ``landed`` signal fires after each
     step; the window refreshes what it shows (coalesced, see ``REFRESH_EVERY_MS``),
     and its Score column when the shown dataset's scores land.
     """
@@ -76,6 +108,7 @@ def start_first_start(window, store) -> tuple[object, SampleFeed]:
         window.statusBar().showMessage(f"could not import the sample datasets: {exc}", 15000)
         print(f"reviewer: could not import the sample datasets: {exc}", file=sys.stderr)
 
-    job = window.runner.start("first-start samples", first_start, store, score=True,
-                              on_landed=feed.landed.emit, on_error=on_error)
+    first_paint = _FirstPaint(window.table.viewport())
+    job = window.runner.start("first-start samples", _after_first_paint, first_paint.painted, first_start, store,
+                              score=True, on_landed=feed.landed.emit, on_error=on_error)
     return job, feed
