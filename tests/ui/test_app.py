@@ -272,7 +272,7 @@ def test_first_start_many_times_without_a_wrapper_type_error(qtbot, tmp_path, mo
     app.setQuitOnLastWindowClosed(False)
     wrong: list[str] = []
     try:
-        for n in range(int(os.environ.get("REVIEWER_FIRST_START_LOOPS", "12"))):
+        for n in range(int(os.environ.get("REVIEWER_FIRST_START_LOOPS", "4"))):
             QSettings("reviewer", "reviewer").clear()
 
             def on_shown(window, job):
