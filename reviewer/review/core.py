@@ -37,7 +37,7 @@ from reviewer.review.protocol import (
     sees_everything, settled_rubric, stage_after_submissions, submission,
 )
 from reviewer.review.rubric import AMBIGUITY, VERDICTS, Draft, Problem, problems
-from reviewer.review.views import AdjudicationView, AnnotationView, Progress, QueueEntry, ReviewSnapshot
+from reviewer.review.views import AdjudicationView, AnnotationView, Progress, QueueEntry, ReviewSnapshot, Saved
 from reviewer.store import audit
 from reviewer.store.models import Adjudication, Annotation, Assignment, Dataset, Item, ItemReview, Person, utcnow
 
@@ -442,6 +442,18 @@ class Review:
             elif not first and _stage(conn, item_id) is Stage.NOT_ANNOTATED and not self.team:
                 pass  # a draft without a verdict does not move the item
             return to_view(row)
+
+    def save(self, item_id: int, draft: Draft, expected_version: int | None, item_version: int | None = None,
+             dataset_id: int | None = None, position: int | None = None, advance: bool = False) -> Saved:
+        """One save as a panel needs it, in one call (a job body: the GUI runs it off its thread):
+        ``annotate``, then the item's snapshot, the viewer's progress in ``dataset_id`` (when
+        given) and, with ``advance``, the next item of the viewer's queue after ``position``."""
+        view = self.annotate(item_id, draft, expected_version, item_version)
+        snap = self.snapshot(item_id)
+        progress = self.progress(dataset_id) if dataset_id is not None else None
+        nxt = self.next_item(dataset_id, -1 if position is None else position) \
+            if advance and dataset_id is not None else None
+        return Saved(view, snap, progress, nxt, advance)
 
     def adjudicate(self, item_id: int, verdict: str, final_gold: Any, rationale: str, rubric: dict | None = None,
                    expected_version: int | None = None, item_version: int | None = None,

@@ -107,16 +107,8 @@ class QueuePanel(QWidget):
 
     def _show(self, queues: Queues) -> None:
         self.queues = queues
-        p = queues.progress
-        self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine} of {p.items} items")
-        self.mine_bar.setRange(0, max(1, p.items))
-        self.mine_bar.setValue(p.mine)
+        self.show_progress(queues.progress)
         adjudicator = self.session.is_adjudicator
-        self.dataset_label.setText(
-            f"Dataset: {p.annotated_twice} reviewed twice · {p.disagreements} disputed, waiting for you\n"
-            f"{p.settled} settled ({p.auto_resolved} unanimous, {p.settled - p.auto_resolved} adjudicated)"
-            if adjudicator else "Each item you review shows its status: waiting for a second review,\n"
-                                "with the adjudicator, or settled.")
         self.queue_list.clear()
         for entry in queues.queue:
             item = QListWidgetItem(f"{entry.record_id}   · disputed {entry.score:.1f}\n    "
@@ -128,6 +120,20 @@ class QueuePanel(QWidget):
                                     else "The adjudication queue is the adjudicators'.")
         self.status.setText("")
         self.refreshed.emit(queues)
+
+    def show_progress(self, p: Progress | None) -> None:
+        """Show the viewer's and the dataset's counts (from a refresh, or straight from a save's result)."""
+        if p is None:
+            return
+        self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine} of {p.items} items")
+        self.mine_bar.setRange(0, max(1, p.items))
+        self.mine_bar.setValue(p.mine)
+        adjudicator = self.session.is_adjudicator
+        self.dataset_label.setText(
+            f"Dataset: {p.annotated_twice} reviewed twice · {p.disagreements} disputed, waiting for you\n"
+            f"{p.settled} settled ({p.auto_resolved} unanimous, {p.settled - p.auto_resolved} adjudicated)"
+            if adjudicator else "Each item you review shows its status: waiting for a second review,\n"
+                                "with the adjudicator, or settled.")
 
     def _activated(self, item: QListWidgetItem) -> None:
         item_id = item.data(Qt.ItemDataRole.UserRole)

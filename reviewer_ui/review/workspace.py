@@ -35,9 +35,9 @@ class ReviewWorkspace(QTabWidget):
     def __init__(self, store, runner=None, settings: QSettings | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = ReviewSession(store, settings, self)
-        self.annotation = AnnotationPanel(self.session)
+        self.annotation = AnnotationPanel(self.session, runner)
         self.queues = QueuePanel(self.session, runner)
-        self.adjudication = AdjudicationPanel(self.session)
+        self.adjudication = AdjudicationPanel(self.session, runner)
         self.release = ReleasePanel(self.session, runner)
         self.dataset_id: int | None = None
         self.detail = None
@@ -64,6 +64,8 @@ class ReviewWorkspace(QTabWidget):
         self._queue_timer.timeout.connect(self.queues.refresh)
         self.annotation.navigate.connect(self.navigate)
         self.annotation.saved.connect(lambda _v: self._changed())
+        # "You annotated N of M" is current as soon as a save lands: the save brought the count.
+        self.annotation.landed.connect(lambda saved: self.queues.show_progress(saved.progress))
         self.queues.navigate.connect(self._go_annotate)
         self.queues.adjudicate_requested.connect(self._go_adjudicate)
         self.adjudication.settled.connect(lambda _v: self._changed())
@@ -115,6 +117,7 @@ class ReviewWorkspace(QTabWidget):
             return False
         panel = self.annotation
         idle = (panel.detail is not None and not panel.stale and not panel._note_timer.isActive()
+                and not panel.saving and not panel.typing_ahead
                 and (panel.saved_draft or Draft()) == panel.draft)
         if idle:
             try:
