@@ -541,12 +541,16 @@ def disagreement_score(a: Draft, b: Draft, patch_a: list | None = None, patch_b:
 def blind_outputs(outputs: list, item_id: int) -> list:
     """Outputs as an annotator blind to model identity sees them (Appendix D): each run becomes
     "Output 1, 2, 3..." in an order shuffled per item (seeded by the item, so stable across
-    visits), with run and model names removed. ``outputs`` are store OutputViews."""
+    visits), with run and model names removed, and the identifying keys of ``extra``
+    (reviewer.team.masking.IDENTITY_KEYS). ``outputs`` are store OutputViews."""
     import random
     from dataclasses import replace
 
     runs = sorted({o.run_id for o in outputs})
     random.Random(f"blind-{item_id}").shuffle(runs)
     number = {run_id: i + 1 for i, run_id in enumerate(runs)}
-    blinded = [replace(o, run=f"Output {number[o.run_id]}", model=None) for o in outputs]
+    from reviewer.team.masking import IDENTITY_KEYS
+
+    blinded = [replace(o, run=f"Output {number[o.run_id]}", model=None,
+                       extra={k: v for k, v in (o.extra or {}).items() if k not in IDENTITY_KEYS}) for o in outputs]
     return sorted(blinded, key=lambda o: (number[o.run_id], o.replication))
