@@ -538,17 +538,24 @@ def disagreement_score(a: Draft, b: Draft, patch_a: list | None = None, patch_b:
     return score
 
 
+def blind_numbers(outputs: list, item_id: int) -> dict[int, int]:
+    """run id -> its number ("Output N") for an annotator blind to model identity: the item's
+    runs in an order shuffled per item (seeded by the item, so stable across visits)."""
+    import random
+
+    runs = sorted({o.run_id for o in outputs})
+    random.Random(f"blind-{item_id}").shuffle(runs)
+    return {run_id: i + 1 for i, run_id in enumerate(runs)}
+
+
 def blind_outputs(outputs: list, item_id: int) -> list:
     """Outputs as an annotator blind to model identity sees them (Appendix D): each run becomes
     "Output 1, 2, 3..." in an order shuffled per item (seeded by the item, so stable across
     visits), with run and model names removed, and the identifying keys of ``extra``
     (reviewer.team.masking.IDENTITY_KEYS). ``outputs`` are store OutputViews."""
-    import random
     from dataclasses import replace
 
-    runs = sorted({o.run_id for o in outputs})
-    random.Random(f"blind-{item_id}").shuffle(runs)
-    number = {run_id: i + 1 for i, run_id in enumerate(runs)}
+    number = blind_numbers(outputs, item_id)
     from reviewer.team.masking import IDENTITY_KEYS
 
     blinded = [replace(o, run=f"Output {number[o.run_id]}", model=None,

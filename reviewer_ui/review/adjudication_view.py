@@ -230,7 +230,6 @@ class AdjudicationPanel(QWidget):
         cl = QVBoxLayout(compare)
         cl.setContentsMargins(0, 0, 0, 0)
         cl.addWidget(self.table, 1)
-        cl.addWidget(self.reasons)
         top.addWidget(compare)
         top.addWidget(three_way)
         decide = QWidget()
@@ -244,6 +243,9 @@ class AdjudicationPanel(QWidget):
         top.setStretchFactor(0, 0)
         top.setStretchFactor(1, 3)
         top.setStretchFactor(2, 4)
+        # The reasons wrap to as many lines as the width needs: above the splitter, whose panes
+        # keep the heights they were first given (inside it, the lines hid the table's last row).
+        body.addWidget(self.reasons)
         body.addWidget(top, 1)
 
         layout = QVBoxLayout(self)

@@ -135,6 +135,7 @@ class AnnotationPanel(QWidget):
         self.difficulty.chosen.connect(self.set_difficulty)
         self.suggested = QLabel("")
         self.suggested.setObjectName("muted")
+        self.suggested.setWordWrap(True)  # a long hint wraps rather than widening the dock
         rubric = QGridLayout()
         rubric.addWidget(QLabel("Ambiguity (A)"), 0, 0)
         rubric.addWidget(self.ambiguity, 0, 1)

@@ -52,16 +52,18 @@ class QueuePanel(QWidget):
         self.mine_bar.setTextVisible(True)
         self.dataset_label = QLabel("")
         self.dataset_label.setObjectName("muted")
-        # Two short unwrapped lines, with their room reserved before any text arrives: the
-        # splitter hosting this panel sizes it once and must not squeeze them later.
-        self.dataset_label.setMinimumHeight(self.dataset_label.fontMetrics().lineSpacing() * 2 + 4)
+        # Wrapped (the dock stays narrow), with the room of three lines reserved before any text
+        # arrives: the splitter hosting this panel sizes it once and must not squeeze them later.
+        self.dataset_label.setWordWrap(True)
+        self.dataset_label.setMinimumHeight(self.dataset_label.fontMetrics().lineSpacing() * 3 + 4)
+        self.mine_label.setWordWrap(True)
         self.next_button = QPushButton("Next item I have not annotated  (N)")
         self.next_button.clicked.connect(self.next_unannotated)
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.clicked.connect(self.refresh)
         self.status = QLabel("")
         self.status.setObjectName("muted")
-        queue_title = QLabel("Adjudication queue (most disagreement first)")
+        self.queue_title = queue_title = QLabel("Adjudication queue (most disagreement first)")
         queue_title.setObjectName("sectionTitle")
         self.queue_list = QListWidget()
         self.queue_list.setWordWrap(True)
@@ -109,6 +111,11 @@ class QueuePanel(QWidget):
         self.queues = queues
         self.show_progress(queues.progress)
         adjudicator = self.session.is_adjudicator
+        # Annotators have no adjudication queue: its room goes to the annotation panel.
+        self.queue_title.setVisible(adjudicator)
+        self.queue_list.setVisible(adjudicator)
+        self.layout().activate()
+        self.setMaximumHeight(16777215 if adjudicator else self.sizeHint().height())
         self.queue_list.clear()
         for entry in queues.queue:
             item = QListWidgetItem(f"{entry.record_id}   · disputed {entry.score:.1f}\n    "
@@ -132,7 +139,7 @@ class QueuePanel(QWidget):
         self.dataset_label.setText(
             f"Dataset: {p.annotated_twice} reviewed twice · {p.disagreements} disputed, waiting for you\n"
             f"{p.settled} settled ({p.auto_resolved} unanimous, {p.settled - p.auto_resolved} adjudicated)"
-            if adjudicator else "Each item you review shows its status: waiting for a second review,\n"
+            if adjudicator else "Each item you review shows its status: waiting for a second review, "
                                 "with the adjudicator, or settled.")
 
     def _activated(self, item: QListWidgetItem) -> None:

@@ -56,8 +56,12 @@ class ReviewWorkspace(QTabWidget):
         annotate_tab.setStretchFactor(1, 1)
         self.annotate_tab = annotate_tab
         self.addTab(annotate_tab, "Annotate")
-        self.addTab(self.adjudication, "Adjudicate")
-        self.addTab(self.release, "Release")
+        # The Adjudicate and Release pages scroll rather than widen the dock: a tab widget is as
+        # wide as its widest page, and the dock is for annotating first (the adjudication view
+        # floats large with its Enlarge button).
+        self._pages: dict[QWidget, QScrollArea] = {}
+        self.addTab(self._page(self.adjudication), "Adjudicate")
+        self.addTab(self._page(self.release), "Release")
         self.currentChanged.connect(self._tab_shown)
 
         self._queue_timer = QTimer(self, singleShot=True, interval=QUEUE_REFRESH_DELAY_MS)
@@ -126,7 +130,7 @@ class ReviewWorkspace(QTabWidget):
                 panel._set_status(f"Could not refresh: {exc}")
         self._queue_timer.start()
         self._stale_tabs.add(self.release)
-        if self.currentWidget() is not self.adjudication:
+        if self.current_panel() is not self.adjudication:
             self._stale_tabs.add(self.adjudication)
         self.external_change.emit()
         return True
@@ -151,7 +155,7 @@ class ReviewWorkspace(QTabWidget):
             self.set_dataset(detail.dataset_id)
             self.queues.set_position(detail.position)
         self.annotation.show_item(detail)
-        if self.currentWidget() is self.adjudication:
+        if self.current_panel() is self.adjudication:
             self.adjudication.show_item(detail)
         else:
             self._stale_tabs.add(self.adjudication)
@@ -161,11 +165,28 @@ class ReviewWorkspace(QTabWidget):
     def _changed(self) -> None:
         self._queue_timer.start()
         self._stale_tabs.add(self.release)
-        if self.currentWidget() is not self.adjudication:
+        if self.current_panel() is not self.adjudication:
             self._stale_tabs.add(self.adjudication)
 
-    def _tab_shown(self, _index: int) -> None:
+    def _page(self, panel: QWidget) -> QScrollArea:
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setFrameShape(QScrollArea.Shape.NoFrame)
+        area.setWidget(panel)
+        self._pages[panel] = area
+        return area
+
+    def setCurrentWidget(self, widget: QWidget) -> None:  # noqa: N802 - Qt's name
+        """Show the tab of ``widget`` (a panel, or the page that holds it)."""
+        super().setCurrentWidget(self._pages.get(widget, widget))
+
+    def current_panel(self) -> QWidget:
+        """The panel of the current tab (the annotate splitter, the adjudication or release panel)."""
         w = self.currentWidget()
+        return w.widget() if isinstance(w, QScrollArea) and w in self._pages.values() else w
+
+    def _tab_shown(self, _index: int) -> None:
+        w = self.current_panel()
         if w not in self._stale_tabs:
             return
         self._stale_tabs.discard(w)

@@ -29,6 +29,64 @@ def _visible_text(widget) -> str:
     return "\n".join(label.text() for label in widget.findChildren(QLabel) if label.isVisibleTo(widget))
 
 
+def _everything_shown(window) -> str:
+    """Every text a person can see or hover in the window: its title and status bar, every
+    visible widget's text and tooltip, combo box entries, tab and dock titles, and the
+    cells and headers of every visible table or list (display and tooltip)."""
+    from PySide6.QtWidgets import (
+        QAbstractButton, QAbstractItemView, QComboBox, QDockWidget, QLineEdit, QPlainTextEdit, QTabBar, QTextEdit,
+        QWidget,
+    )
+
+    out = [window.windowTitle(), window.statusBar().currentMessage()]
+    for w in window.findChildren(QWidget):
+        if not w.isVisible():
+            continue
+        out.append(w.toolTip())
+        if isinstance(w, (QLabel, QAbstractButton, QLineEdit)):
+            out.append(w.text())
+        elif isinstance(w, (QPlainTextEdit, QTextEdit)):
+            out.append(w.toPlainText())
+        elif isinstance(w, QComboBox):
+            out += [w.itemText(i) for i in range(w.count())]
+            out += [str(w.itemData(i, Qt.ItemDataRole.ToolTipRole) or "") for i in range(w.count())]
+        elif isinstance(w, QTabBar):
+            out += [w.tabText(i) + " " + w.tabToolTip(i) for i in range(w.count())]
+        elif isinstance(w, QDockWidget):
+            out.append(w.windowTitle())
+        if isinstance(w, QAbstractItemView) and w.model() is not None:
+            m = w.model()
+            from PySide6.QtCore import QModelIndex
+
+            try:
+                columns = m.columnCount(QModelIndex())
+            except TypeError:  # a list model (its columnCount is private in the bindings)
+                columns = 1
+            for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+                for c in range(min(columns, 40)):
+                    out.append(str(m.headerData(c, Qt.Orientation.Horizontal, role) or ""))
+                    for r in range(min(m.rowCount(QModelIndex()), 60)):
+                        out.append(str(m.index(r, c).data(role) or ""))
+    return "\n".join(t for t in out if t)
+
+
+# Run and model names of the dataset's two runs: annotators must never see them (the dataset is blind).
+RUNS = {"zebra-run-alpha": "gpt-zebra-7b-secret", "okapi-run-beta": "claude-okapi-secret"}
+SECRETS = [*RUNS, *RUNS.values()]
+
+
+def _add_runs(owner, ds) -> None:
+    from reviewer.formats.base import OutputRecord, ParsedRun, RunRecord
+    from reviewer.store.importing import import_run
+
+    for name, model in RUNS.items():
+        outs = (OutputRecord(record_id=f"q{i}", text=f"Answer {i}" if name.startswith("zebra") else f"Other {i}",
+                             prediction=None, raw={"model": model}, extra={"model": model}, source_line=i + 1)
+                for i in range(3))
+        import_run(owner.engine, ds, ParsedRun(RunRecord(name=name, format="test-preds", source=f"{name}.jsonl",
+                                                         model=model), outs), silent())
+
+
 def _key(qtbot, window, *keys) -> None:
     window.activateWindow()
     window.table.setFocus()
@@ -55,6 +113,7 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
             conn.execute(text("insert into assignment (dataset_id, item_id, annotator, created_at) "
                               "select :ds, id, :who, now() from item where dataset_id = :ds"),
                          {"ds": ds, "who": team.logins[who]})
+    _add_runs(owner, ds)
     q0 = owner.find_item("demo", "q0").id
     windows = []
 
@@ -73,6 +132,20 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         window.grab().save(str(shots / f"{name}.png"))
 
     carol_core = Review(team.store("carol"))
+    carol_core.set_rule(ds, carol_core.rule(ds), blind_models=True)  # annotators see "Output 1, 2"
+
+    def blind_check(window, who: str) -> None:
+        seen = _everything_shown(window)
+        assert [s for s in SECRETS if s in seen] == [], f"{who} saw a run or model name"
+        assert "Output 1" in seen and "Output 2" in seen
+
+    def dock_fits(window) -> None:
+        """The Review dock is no wider than it needs (≤ 420 px at 1366x768) and clips nothing."""
+        if size == (1366, 768):
+            assert window.review_dock.width() <= 420, window.review_dock.width()
+        panel = window.review.annotation
+        assert panel.width() >= panel.minimumSizeHint().width()
+
     try:
         # alice: checks yes (1 2 3), ambiguity low (A), difficulty confirmed (D), Pass (P) -> next item
         alice = open_window("alice")
@@ -82,6 +155,10 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         assert carol_core.stage(q0) == Stage.ONE_REVIEW
         _show_row(qtbot, alice, 0)
         assert "waiting for a second review" in _visible_text(alice.review)
+        qtbot.waitUntil(lambda: alice.item_view.bundle is not None and alice.item_view.bundle.blind, timeout=10000)
+        blind_check(alice, "alice")
+        dock_fits(alice)
+        assert not alice.runs_dock.isVisible()  # the Runs dock is about named runs: closed while blind
         shot(alice, "1-alice-submitted-pass")
 
         # bob: Reject (R) on the same item; he never sees alice's verdict, then or after
@@ -92,6 +169,9 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         _show_row(qtbot, bob, 0)
         seen = _visible_text(bob.review)
         assert "with the adjudicator" in seen and team.logins["alice"] not in seen
+        qtbot.waitUntil(lambda: bob.item_view.bundle is not None and bob.item_view.bundle.blind, timeout=10000)
+        blind_check(bob, "bob")
+        dock_fits(bob)
         bob.model.refresh()
         qtbot.waitUntil(lambda: "with the adjudicator" in str(bob.model.index(0, bob_review_col(bob)).data()),
                         timeout=10000)
@@ -118,6 +198,11 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == q0 and view.a is not None,
                         timeout=10000)
         shot(carol, "4-carol-adjudicates")
+        qtbot.waitUntil(lambda: carol.item_view.bundle is not None and carol.item_view.bundle.detail.id == q0,
+                        timeout=10000)
+        carol_sees = _everything_shown(carol)
+        assert all(name in carol_sees for name in RUNS)  # the adjudicator sees the run names
+        assert not carol.item_view.bundle.blind
         view.pick_original.setFocus()
         qtbot.keyClick(view.pick_original, Qt.Key.Key_Space)
         view.verdict.buttons["pass"].setFocus()
