@@ -136,3 +136,18 @@ def test_a_dataset_that_is_not_blind_shows_annotators_the_names(team, blind):
     item = alice.store.find_item("demo", "q0")
     assert sorted(o.run for o in alice.outputs(item.id, blind)) == sorted(RUNS)
     assert {r.model for r in alice.store.runs(blind)} == {m for m, _s, _c in RUNS.values()}
+
+
+def test_team_blind_turns_blindness_off_and_on_as_the_adjudicator(team, blind):
+    from tests.team.conftest import reviewer_cli
+
+    done = reviewer_cli("team", "blind", "demo", "--off", "--db", team.url("carol"))
+    assert done.returncode == 0, done.stderr
+    alice = Review(team.store("alice"))
+    assert not alice.blind_models(blind)
+    refused = reviewer_cli("team", "blind", "demo", "--db", team.url("alice"))  # annotators may not
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr and "only adjudicators" in refused.stderr
+    assert not Review(team.store("alice")).blind_models(blind)
+    done = reviewer_cli("team", "blind", "demo", "--db", team.url("carol"))
+    assert done.returncode == 0 and '"Output 1, 2, 3"' in done.stdout
+    assert Review(team.store("alice")).blind_models(blind)
