@@ -573,6 +573,8 @@ class AnnotationPanel(QWidget):
         if self._wanted is not None:
             self._pump()
             return
+        if self._advance is not None and self._deferred is not _NOTHING:
+            self._advance = None  # another item was chosen meanwhile (a click in the table): it wins
         if self._advance is not None:
             wanted, self._advance = self._advance, None
             if self.saved_draft is not None and (wanted == "next" or self.saved_draft.verdict == wanted):

@@ -374,3 +374,18 @@ def test_undo_on_the_worker_saves_the_previous_draft_as_a_new_version(qtbot, sql
     press(qtbot, panel, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: not panel.saving and panel.version == 3, timeout=10000)
     assert stored(sqlite_store, item_id, "alice").ambiguity is None
+
+
+def test_an_item_chosen_while_a_verdict_saves_wins_over_moving_on(qtbot, sqlite_store, dataset, alice,
+                                                                  async_panel):
+    _, ids = dataset
+    panel = async_panel(alice, "q0")
+    asked = []
+    panel.navigate.connect(asked.append)
+    press(qtbot, panel, Qt.Key.Key_P)  # saves, and would move on to q1...
+    panel.show_item(sqlite_store.item(ids["q3"]))  # ...but she clicked q3 in the table meanwhile
+    qtbot.waitUntil(lambda: not panel.saving and panel.detail.id == ids["q3"], timeout=10000)
+    assert stored(sqlite_store, ids["q0"], "alice").verdict == "pass" and asked == []
+    press(qtbot, panel, Qt.Key.Key_R)  # keys apply to q3 now
+    qtbot.waitUntil(lambda: (stored(sqlite_store, ids["q3"], "alice") or Draft()).verdict == "reject",
+                    timeout=10000)
