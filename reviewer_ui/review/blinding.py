@@ -48,9 +48,14 @@ class WindowBlinding(QObject):
         return self._known[key]
 
     def forget(self) -> None:
-        """The dataset's settings changed (someone switched blindness): read them again."""
+        """Someone changed the review data (maybe switched blindness): read the setting again
+        (one small query by primary key) and reload the item when it flipped."""
+        ds = self.window.current_dataset()
+        before = self._known.get((ds.id, self.session.name)) if ds is not None else None
         self._known.clear()
         self.apply()
+        if before is not None and self.blind() != before:
+            self.window.item_view.reload()  # its outputs and scores, named or numbered anew
 
     def _identity_changed(self) -> None:
         self.window.item_view.review = self.session.review
