@@ -12,17 +12,23 @@ from reviewer.review.rubric import Draft
 from reviewer_ui.review.annotation_panel import AnnotationPanel
 
 
+def shown_panel(qtbot, session, runner=None) -> AnnotationPanel:
+    """An annotation panel on screen with the keyboard focus (keys reach its shortcuts)."""
+    panel = AnnotationPanel(session, runner)
+    qtbot.addWidget(panel)
+    panel.resize(640, 820)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.activateWindow()
+    panel.setFocus()
+    qtbot.waitUntil(panel.hasFocus)
+    return panel
+
+
 @pytest.fixture
 def panel_for(qtbot, sqlite_store, dataset):
     def make(session, record_id="q0"):
-        panel = AnnotationPanel(session)
-        qtbot.addWidget(panel)
-        panel.resize(640, 820)
-        panel.show()
-        qtbot.waitExposed(panel)
-        panel.activateWindow()
-        panel.setFocus()
-        qtbot.waitUntil(panel.hasFocus)
+        panel = shown_panel(qtbot, session)
         panel.show_item(sqlite_store.item(dataset[1][record_id]))
         return panel
     return make
@@ -275,14 +281,7 @@ def async_panel(qtbot, sqlite_store, dataset, runner):
     from PySide6.QtCore import QTimer
 
     def make(session, record_id="q0"):
-        panel = AnnotationPanel(session, runner)
-        qtbot.addWidget(panel)
-        panel.resize(640, 820)
-        panel.show()
-        qtbot.waitExposed(panel)
-        panel.activateWindow()
-        panel.setFocus()
-        qtbot.waitUntil(panel.hasFocus)
+        panel = shown_panel(qtbot, session, runner)
         panel.navigate.connect(lambda item_id: QTimer.singleShot(30, lambda: panel.show_item(
             sqlite_store.item(item_id))))
         panel.show_item(sqlite_store.item(dataset[1][record_id]))
