@@ -319,7 +319,15 @@ class AdjudicationPanel(QWidget):
             revised = f"; first submitted: {first.verdict}" if first and first.verdict != ann.draft.verdict else ""
             return f"{key}: {ann.annotator} (latest, v{ann.version}{revised})"
 
-        self.table.setHorizontalHeaderLabels([header("A", self.a), header("B", self.b)])
+        # Short headers (the panes below name A and B); the whole line is the tooltip.
+        def short(key: str, ann) -> str:
+            first = firsts.get(ann.annotator)
+            revised = f"; first: {first.verdict}" if first and first.verdict != ann.draft.verdict else ""
+            return f"{key} (v{ann.version}{revised})"
+
+        self.table.setHorizontalHeaderLabels([short("A", self.a), short("B", self.b)])
+        for col, (key, ann) in enumerate((("A", self.a), ("B", self.b))):
+            self.table.horizontalHeaderItem(col).setToolTip(header(key, ann))
         self.table.setVerticalHeaderLabels([r[0] for r in rows])
         changed = QBrush(theme.colors()["changed"])
         self.differing_rows = []

@@ -73,6 +73,9 @@ class ReviewWorkspace(QTabWidget):
         self.queues.navigate.connect(self._go_annotate)
         self.queues.adjudicate_requested.connect(self._go_adjudicate)
         self.adjudication.settled.connect(lambda _v: self._changed())
+        # The outcome line sits under the form: scroll to it when the decision is stored.
+        self.adjudication.settled.connect(
+            lambda _v: self._pages[self.adjudication].ensureWidgetVisible(self.adjudication.status))
 
         self.identity_action = QAction("Identity…", self)
         self.identity_action.setToolTip("Who you are while reviewing, and your role")
