@@ -99,5 +99,9 @@ class _Regrow(QObject):
 
     def _fit(self) -> None:
         self.pending = False
+        from shiboken6 import isValid
+
+        if not (isValid(self.dock) and isValid(self.window)):  # the window closed before the timer fired
+            return
         if not self.dock.isFloating():
             fit_docked(self.window, self.dock)

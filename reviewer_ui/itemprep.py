@@ -53,6 +53,8 @@ class ItemBundle:
     outputs: list[PreparedOutput]
     view: dict[str, Any] = field(default_factory=dict)  # the kind's prepared pieces
     scores: list = field(default_factory=list)  # reviewer.scoring.job.ItemScore, every run and mode
+    blind: bool = False  # shown to an annotator blind to model identity: runs are "Output N"
+    aliases: dict[int, str] = field(default_factory=dict)  # run id -> "Output N" (blind only)
 
     def output_of_run(self, run_id: int | None) -> PreparedOutput | None:
         """The first replication of a run's output, else None."""
@@ -293,20 +295,39 @@ PREPARERS: dict[str, Callable[[ItemDetail, list[PreparedOutput]], dict]] = {
 }
 
 
-def load_item(ctx: JobContext, store, item_id: int) -> ItemBundle:
-    """Everything the item view shows for one item (a job for reviewer_ui.runtime.jobs)."""
+def load_item(ctx: JobContext, store, item_id: int, review=None) -> ItemBundle:
+    """Everything the item view shows for one item (a job for reviewer_ui.runtime.jobs).
+
+    ``review`` (a reviewer.review.Review): the person looking. An annotator of a dataset blind
+    to model identity gets the outputs and scores as "Output 1, 2, 3" in the item's shuffled
+    order (``Review.outputs``), never a run or model name."""
     with gcpolicy.paused():
-        return _load_item(ctx, store, item_id)
+        return _load_item(ctx, store, item_id, review)
 
 
-def _load_item(ctx: JobContext, store, item_id: int) -> ItemBundle:
+def _load_item(ctx: JobContext, store, item_id: int, review=None) -> ItemBundle:
     detail = store.item(item_id)
     ctx.check_cancelled()
-    outputs = [prepare_output(detail.kind, o) for o in store.outputs(item_id)]
+    raw = store.outputs(item_id)
+    scores = item_scores(store, item_id)
+    blind = review is not None and review.blind_models(detail.dataset_id)
+    aliases: dict[int, str] = {}
+    if blind:
+        from dataclasses import replace
+
+        from reviewer.review.core import blind_numbers
+
+        number = blind_numbers(raw, item_id)
+        aliases = {run_id: f"Output {n}" for run_id, n in number.items()}
+        by_name = {o.run: aliases[o.run_id] for o in raw}
+        scores = sorted((replace(s, run=by_name.get(s.run, "Output")) for s in scores),
+                        key=lambda s: (s.run, s.replication, s.mode))
+        raw = review.outputs(item_id, detail.dataset_id)
+    outputs = [prepare_output(detail.kind, o) for o in raw]
     ctx.check_cancelled()
     prepare = PREPARERS.get(detail.kind)
     view = prepare(detail, outputs) if prepare else {}
-    return ItemBundle(detail, outputs, view, item_scores(store, item_id))
+    return ItemBundle(detail, outputs, view, scores, blind, aliases)
 
 
 __all__ = ["ItemBundle", "ParsedJsonText", "PreparedOutput", "Validation", "load_item", "read_json_answer"]

@@ -37,7 +37,7 @@ from reviewer.review.protocol import (
     sees_everything, settled_rubric, stage_after_submissions, submission,
 )
 from reviewer.review.rubric import AMBIGUITY, VERDICTS, Draft, Problem, problems
-from reviewer.review.views import AdjudicationView, AnnotationView, Progress, QueueEntry, ReviewSnapshot
+from reviewer.review.views import AdjudicationView, AnnotationView, Progress, QueueEntry, ReviewSnapshot, Saved
 from reviewer.store import audit
 from reviewer.store.models import Adjudication, Annotation, Assignment, Dataset, Item, ItemReview, Person, utcnow
 
@@ -443,6 +443,18 @@ class Review:
                 pass  # a draft without a verdict does not move the item
             return to_view(row)
 
+    def save(self, item_id: int, draft: Draft, expected_version: int | None, item_version: int | None = None,
+             dataset_id: int | None = None, position: int | None = None, advance: bool = False) -> Saved:
+        """One save as a panel needs it, in one call (a job body: the GUI runs it off its thread):
+        ``annotate``, then the item's snapshot, the viewer's progress in ``dataset_id`` (when
+        given) and, with ``advance``, the next item of the viewer's queue after ``position``."""
+        view = self.annotate(item_id, draft, expected_version, item_version)
+        snap = self.snapshot(item_id)
+        progress = self.progress(dataset_id) if dataset_id is not None else None
+        nxt = self.next_item(dataset_id, -1 if position is None else position) \
+            if advance and dataset_id is not None else None
+        return Saved(view, snap, progress, nxt, advance)
+
     def adjudicate(self, item_id: int, verdict: str, final_gold: Any, rationale: str, rubric: dict | None = None,
                    expected_version: int | None = None, item_version: int | None = None,
                    annotation_versions: dict[str, int] | None = None) -> AdjudicationView:
@@ -526,15 +538,26 @@ def disagreement_score(a: Draft, b: Draft, patch_a: list | None = None, patch_b:
     return score
 
 
-def blind_outputs(outputs: list, item_id: int) -> list:
-    """Outputs as an annotator blind to model identity sees them (Appendix D): each run becomes
-    "Output 1, 2, 3..." in an order shuffled per item (seeded by the item, so stable across
-    visits), with run and model names removed. ``outputs`` are store OutputViews."""
+def blind_numbers(outputs: list, item_id: int) -> dict[int, int]:
+    """run id -> its number ("Output N") for an annotator blind to model identity: the item's
+    runs in an order shuffled per item (seeded by the item, so stable across visits)."""
     import random
-    from dataclasses import replace
 
     runs = sorted({o.run_id for o in outputs})
     random.Random(f"blind-{item_id}").shuffle(runs)
-    number = {run_id: i + 1 for i, run_id in enumerate(runs)}
-    blinded = [replace(o, run=f"Output {number[o.run_id]}", model=None) for o in outputs]
+    return {run_id: i + 1 for i, run_id in enumerate(runs)}
+
+
+def blind_outputs(outputs: list, item_id: int) -> list:
+    """Outputs as an annotator blind to model identity sees them (Appendix D): each run becomes
+    "Output 1, 2, 3..." in an order shuffled per item (seeded by the item, so stable across
+    visits), with run and model names removed, and the identifying keys of ``extra``
+    (reviewer.team.masking.IDENTITY_KEYS). ``outputs`` are store OutputViews."""
+    from dataclasses import replace
+
+    number = blind_numbers(outputs, item_id)
+    from reviewer.team.masking import IDENTITY_KEYS
+
+    blinded = [replace(o, run=f"Output {number[o.run_id]}", model=None,
+                       extra={k: v for k, v in (o.extra or {}).items() if k not in IDENTITY_KEYS}) for o in outputs]
     return sorted(blinded, key=lambda o: (number[o.run_id], o.replication))

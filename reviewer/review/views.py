@@ -69,3 +69,16 @@ class Progress:
     disagreements: int  # annotated twice, not settled
     settled: int
     auto_resolved: int
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What one save hands back (reviewer.review.core.Review.save): the stored annotation, the
+    item's review as the viewer now sees it, the viewer's progress, and, when asked for, the
+    next item of the viewer's queue (``next_item``; None when the queue is empty)."""
+
+    view: AnnotationView
+    snapshot: ReviewSnapshot
+    progress: Progress | None
+    next_item: int | None = None
+    advanced: bool = False  # whether the next item was asked for

@@ -45,6 +45,10 @@ class Store:
             self.engine.dispose()
             raise ReviewerError(f"cannot open {describe(self.url)}: PostgreSQL refused ({reason}); in team mode an "
                                 "admin gives your login a role with `reviewer team add LOGIN --role ...`") from None
+        if self.engine.dialect.name == "postgresql":
+            from reviewer.team.masking import use_masked_reads
+
+            use_masked_reads(self.engine)  # an annotator of a team reads runs through the blind views
 
     def __repr__(self) -> str:
         return f"Store({describe(self.url)})"

@@ -1,4 +1,4 @@
-"""``reviewer team ...``: init, add, remove, list, assign (registered by reviewer.cli)."""
+"""``reviewer team ...``: init, add, remove, list, assign, blind (registered by reviewer.cli)."""
 
 from __future__ import annotations
 
@@ -65,6 +65,19 @@ def cmd_assign(args) -> int:
     return 0
 
 
+def cmd_blind(args) -> int:
+    """Turn a dataset's blindness to model identity on or off (adjudicators and admins)."""
+    from reviewer.review import Review
+
+    store = _store(args)
+    review = Review(store, args.actor)
+    ds = store.dataset(args.dataset)
+    review.set_rule(ds.id, review.rule(ds.id), blind_models=not args.off)
+    print(f"{ds.name}: annotators see runs as " + ("their names" if args.off else
+                                                  '"Output 1, 2, 3" (shuffled per item), never run or model names'))
+    return 0
+
+
 def add_parser(sub, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("team", help="team mode on PostgreSQL: members, roles, assignments")
     tsub = p.add_subparsers(dest="what", metavar="WHAT", required=True)
@@ -87,3 +100,8 @@ def add_parser(sub, common: argparse.ArgumentParser) -> None:
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--actor", default="admin", help="local profile making the assignment (SQLite only)")
     t.set_defaults(func=cmd_assign)
+    t = tsub.add_parser("blind", parents=[common], help="annotators see a dataset's runs as Output 1, 2, 3")
+    t.add_argument("dataset")
+    t.add_argument("--off", action="store_true", help="show annotators the run names again")
+    t.add_argument("--actor", default="admin", help="local profile of an adjudicator (SQLite only)")
+    t.set_defaults(func=cmd_blind)

@@ -17,10 +17,14 @@ item_review        read the stage of assigned items (columns item_id, stage,
 adjudication       nothing (no privilege at all)
 assignment         read their own rows
 audit_log          read and write only entries whose actor = current_user
-output             read outputs of assigned items only
-dataset, run,      read (names and settings; scores carry no annotation)
-score, blob,
-person
+output             read outputs of assigned items only; not raw / extra
+                   (the blind view shows them, less identifying keys)
+run                id, dataset_id, format, created_at only; names, models and
+                   settings through the view <schema>_blind.run, which hides
+                   them for datasets blind to model identity
+                   (reviewer.team.masking)
+dataset, score,    read (scores carry no annotation and no run name)
+blob, person
 =================  ==========================================================
 
 Adjudicators read everything, write adjudications, item gold and stages; admins
@@ -32,6 +36,8 @@ and compares only the agreement keys computed by reviewer.review.protocol.
 """
 
 from __future__ import annotations
+
+from reviewer.team.masking import statements as masking_statements
 
 ROLE_NAMES = ("annotator", "adjudicator", "admin")
 DEFAULT_PREFIX = "reviewer_"
@@ -112,6 +118,8 @@ def init_statements(prefix: str, schema: str) -> list[str]:
         "CREATE TRIGGER reviewer_after_submission AFTER INSERT OR UPDATE ON annotation "
         "FOR EACH ROW EXECUTE FUNCTION reviewer_after_submission()",
         f"REVOKE ALL ON FUNCTION reviewer_after_submission() FROM PUBLIC",
+        # blind to model identity: run names and models through views (reviewer.team.masking)
+        *masking_statements(schema, ann),
         "DROP TRIGGER IF EXISTS reviewer_notify_review ON item_review",
         _NOTIFY,
         "CREATE TRIGGER reviewer_notify_review AFTER INSERT OR UPDATE ON item_review "

@@ -12,6 +12,7 @@ from reviewer.agreement.html_report import charts
 from reviewer.agreement.report import Report, build_report
 from reviewer.errors import NotFound
 from reviewer.jobs import JobContext
+from reviewer.review.disputes import disputes
 from reviewer.review.ratings import ratings_for
 from reviewer_ui.agreement.sections import panel_texts
 
@@ -31,6 +32,9 @@ class AgreementResult:
     charts: dict[str, list[str]] = field(default_factory=dict)
     texts: dict[str, str] = field(default_factory=dict)  # sections.panel_texts
     item_ids: dict[str, int] = field(default_factory=dict)
+    # Every item whose first submissions differ: verdict, then rubric, then fix content
+    # (reviewer.review.disputes): the Disagreements tab lists these.
+    disputes: list = field(default_factory=list)
 
 
 def compute_agreement(
@@ -51,7 +55,10 @@ def compute_agreement(
     report = build_report(ratings, bootstrap=bootstrap, seed=seed, ctx=ctx, perspectives=perspectives or None)
     ctx.check_cancelled()
     item_ids = _store_ids(store, report, [d.name for d in datasets])
-    return AgreementResult(scope, ids, report, charts(report), panel_texts(report), item_ids)
+    ctx.progress(0, None, "agreement: comparing the submissions")
+    found = disputes(store, ids)
+    item_ids.update({d.key: d.item_id for d in found})
+    return AgreementResult(scope, ids, report, charts(report), panel_texts(report), item_ids, found)
 
 
 def _store_ids(store, report: Report, dataset_names: list[str]) -> dict[str, int]:

@@ -219,7 +219,7 @@ class AgreementPanel(QWidget):
         self.tags_page = ChartList()
         self.fixes_text = QTextBrowser()
         self.disagreement_table = QTableWidget(0, 4)
-        self.disagreement_table.setHorizontalHeaderLabels(["item", "fields", "verdicts", "disagreements"])
+        self.disagreement_table.setHorizontalHeaderLabels(["item", "differs in", "verdicts", "differences"])
         self.disagreement_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.disagreement_table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.disagreement_table.verticalHeader().setVisible(False)
@@ -230,7 +230,8 @@ class AgreementPanel(QWidget):
         disagreements = QWidget()
         dcol = QVBoxLayout(disagreements)
         dcol.setContentsMargins(0, 4, 0, 0)
-        hint = QLabel("Items whose annotators disagree on the most rubric fields. Click one to open it.")
+        hint = QLabel("Items whose first submissions differ: verdict disagreements first, then rubric, then "
+                      "fixes whose gold differs (with the paths). Click one to open it.")
         hint.setObjectName("muted")
         hint.setWordWrap(True)
         dcol.addWidget(hint)
@@ -436,19 +437,22 @@ class AgreementPanel(QWidget):
         page.finish()
 
     def _fill_disagreements(self, report: Report) -> None:
+        """One row per item whose first submissions differ, verdict disagreements first, then
+        rubric, then fix content (with the JSON paths where the two fixes differ)."""
         table = self.disagreement_table
-        table.setRowCount(len(report.disagreements))
-        for r, d in enumerate(report.disagreements):
-            fields = "; ".join(f"{f}: " + ", ".join(f"{a}={v}" for a, v in values.items())
-                               for f, values in d.fields.items())
-            verdicts = ", ".join(f"{a}={v}" for a, v in d.verdicts.items())
-            cells = [d.item_id, str(d.n_fields), verdicts, fields]
+        found = self.result.disputes if self.result is not None else []
+        table.setRowCount(len(found))
+        for r, d in enumerate(found):
+            a, b = d.annotators
+            verdicts = f"{a}={d.verdicts[0]}, {b}={d.verdicts[1]}"
+            details = "; ".join(d.reasons)
+            if d.fix_paths:
+                details += " at " + ", ".join(p or "/ (the whole gold)" for p in d.fix_paths)
+            cells = [d.key, d.kind, verdicts, details]
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 table.setItem(r, c, item)
-            if d.item_id not in self.result.item_ids:
-                table.item(r, 0).setToolTip(f"{d.item_id} is no longer in the store")
         for c in range(3):
             table.resizeColumnToContents(c)
 

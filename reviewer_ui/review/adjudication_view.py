@@ -130,10 +130,12 @@ class AdjudicationPanel(QWidget):
     settled = Signal(object)  # the core's AdjudicationView after a successful settle
     enlarge_requested = Signal()  # the host may give the view more room (its button is hidden until shown)
 
-    def __init__(self, session, parent: QWidget | None = None):
+    def __init__(self, session, runner=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.store = session.store
+        self.runner = runner  # settles run on it, off the GUI thread (synchronously without one)
+        self.settling = False
         self.detail = None
         self.snapshot: ReviewSnapshot | None = None
         self.a: AnnotationView | None = None
@@ -228,7 +230,6 @@ class AdjudicationPanel(QWidget):
         cl = QVBoxLayout(compare)
         cl.setContentsMargins(0, 0, 0, 0)
         cl.addWidget(self.table, 1)
-        cl.addWidget(self.reasons)
         top.addWidget(compare)
         top.addWidget(three_way)
         decide = QWidget()
@@ -242,6 +243,9 @@ class AdjudicationPanel(QWidget):
         top.setStretchFactor(0, 0)
         top.setStretchFactor(1, 3)
         top.setStretchFactor(2, 4)
+        # The reasons wrap to as many lines as the width needs: above the splitter, whose panes
+        # keep the heights they were first given (inside it, the lines hid the table's last row).
+        body.addWidget(self.reasons)
         body.addWidget(top, 1)
 
         layout = QVBoxLayout(self)
@@ -315,7 +319,15 @@ class AdjudicationPanel(QWidget):
             revised = f"; first submitted: {first.verdict}" if first and first.verdict != ann.draft.verdict else ""
             return f"{key}: {ann.annotator} (latest, v{ann.version}{revised})"
 
-        self.table.setHorizontalHeaderLabels([header("A", self.a), header("B", self.b)])
+        # Short headers (the panes below name A and B); the whole line is the tooltip.
+        def short(key: str, ann) -> str:
+            first = firsts.get(ann.annotator)
+            revised = f"; first: {first.verdict}" if first and first.verdict != ann.draft.verdict else ""
+            return f"{key} (v{ann.version}{revised})"
+
+        self.table.setHorizontalHeaderLabels([short("A", self.a), short("B", self.b)])
+        for col, (key, ann) in enumerate((("A", self.a), ("B", self.b))):
+            self.table.horizontalHeaderItem(col).setToolTip(header(key, ann))
         self.table.setVerticalHeaderLabels([r[0] for r in rows])
         changed = QBrush(theme.colors()["changed"])
         self.differing_rows = []
@@ -441,7 +453,7 @@ class AdjudicationPanel(QWidget):
         self.verdict.buttons["pass"].setEnabled(not [p for p in problems(as_pass, "") if p.field == "verdict"])
         color = theme.colors()["bad"].name()
         self.problems.setText("".join(f"<div style='color:{color}'>✗ {html.escape(p)}</div>" for p in found))
-        self.settle_button.setEnabled(not found)
+        self.settle_button.setEnabled(not found and not self.settling)
 
     def settle(self):
         """Settle the item with the decision in the form; the stored decision, or None."""
@@ -452,22 +464,49 @@ class AdjudicationPanel(QWidget):
         verdict = self.verdict.value
         rubric = {"ambiguity": self.ambiguity.value, "difficulty": self.difficulty.value}
         final = self.editor.value if verdict == "fix" else None
-        try:
-            snap = self.snapshot
-            seen = {x.annotator: x.version for x in [snap.mine, *snap.others] if x is not None}
-            view = self.session.review.adjudicate(self.detail.id, verdict, final, self.rationale.toPlainText().strip(),
-                                                  rubric, self.expected_version, item_version=snap.item_version,
-                                                  annotation_versions=seen)
-        except StaleWrite as exc:
+        snap = self.snapshot
+        seen = {x.annotator: x.version for x in [snap.mine, *snap.others] if x is not None}
+        args = (self.detail.id, verdict, final, self.rationale.toPlainText().strip(), rubric, self.expected_version,
+                snap.item_version, seen)
+        review = self.session.review
+        if self.runner is None:
+            try:
+                view = _adjudicate(None, review, *args)
+            except (ReviewerError, SQLAlchemyError) as exc:
+                self._settle_failed(exc)
+                return None
+            self._settle_landed(view)
+            return view
+        if self.settling:
+            return None  # one decision at a time: the button is disabled until it lands
+        self.settling = True
+        self.settle_button.setEnabled(False)
+        self.status.setText("Settling…")
+        self.runner.start(f"adjudication-save-{id(self)}", _adjudicate, review, *args,
+                          on_result=self._settle_landed, on_error=lambda exc, _tb: self._settle_failed(exc))
+        return None
+
+    def _settle_landed(self, view) -> None:
+        self.settling = False
+        self._update_problems()
+        self.expected_version = view.version
+        self.status.setText(f"Settled as {view.verdict} by {view.adjudicator} (version {view.version}).")
+        self.settled.emit(view)
+
+    def _settle_failed(self, exc: BaseException) -> None:
+        self.settling = False
+        self._update_problems()
+        if isinstance(exc, StaleWrite):
             self.banner.show_message(
                 "This item was settled meanwhile in another window or by someone else "
                 f"(you saw version {exc.expected}, the store has {exc.actual}); your decision was NOT saved. "
                 "Reload to see it?", theme.colors()["error_bg"].name())
-            return None
-        except (ReviewerError, SQLAlchemyError) as exc:
+            self.status.setText("")
+        else:
             self.status.setText(f"Not settled: {exc}")
-            return None
-        self.expected_version = view.version
-        self.status.setText(f"Settled as {view.verdict} by {view.adjudicator} (version {view.version}).")
-        self.settled.emit(view)
-        return view
+
+
+def _adjudicate(_ctx, review, item_id, verdict, final, rationale, rubric, expected_version, item_version, seen):
+    """Job body (worker thread, no widgets): settle one item."""
+    return review.adjudicate(item_id, verdict, final, rationale, rubric, expected_version,
+                             item_version=item_version, annotation_versions=seen)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import copy
 import html
+from collections import deque
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
@@ -41,7 +42,7 @@ from PySide6.QtWidgets import (
 from sqlalchemy.exc import SQLAlchemyError
 
 from reviewer.errors import ReviewerError, StaleWrite
-from reviewer.review import AnnotationView, Draft, ProtocolViolation, ReviewSnapshot
+from reviewer.review import Draft, ProtocolViolation, ReviewSnapshot, Saved
 from reviewer.review.patch import make_patch
 from reviewer.review.rubric import (
     AMBIGUITY, CHECK_LABELS, ERROR_TAGS, TAXONOMIES_BY_KIND, checks_for, problems, suggested_difficulty,
@@ -51,16 +52,20 @@ from reviewer_ui.review.fix_editor import FixEditor
 from reviewer_ui.review.widgets import Banner, ChoiceRow, rich_label, summarize
 
 NOTE_SAVE_DELAY_MS = 700
+AWAIT_NEXT_MS = 10000  # keys typed for the next item are dropped if it has not opened by then
+_NOTHING = object()  # no item waits to be shown
+_LOOKING = object()  # the next item is being looked up
 VERDICT_KEYS = {"pass": "P", "fix": "F", "reject": "R"}
 
 
 class AnnotationPanel(QWidget):
     saved = Signal(object)  # AnnotationView, after each successful save
+    landed = Signal(object)  # reviewer.review.Saved, after each successful save (with the progress)
     navigate = Signal(int)  # the item id N wants shown next
     queue_done = Signal()  # N found no item left that needs me
     status_changed = Signal(str)
 
-    def __init__(self, session, parent: QWidget | None = None):
+    def __init__(self, session, runner=None, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = session
         self.store = session.store
@@ -86,6 +91,16 @@ class AnnotationPanel(QWidget):
         self.session.changing.connect(self.flush_note)  # a pending note belongs to the old name
         self.session.changed.connect(self._identity_changed)
         self._set_enabled(False)
+        self.runner = runner
+        self._saving = False  # a save is in flight
+        self._wanted: tuple[Draft, bool] | None = None  # the draft to save next (newest wins)
+        self._advance: str | None = None  # a verdict whose save, once stored, moves on to the next item
+        self._awaiting = None  # the next item asked for (or _LOOKING), until it is shown
+        self._deferred = _NOTHING  # an item to show once the saves in flight landed
+        self._closing_fix = False  # the fix dialog closes when the fix is stored
+        self._typeahead: deque = deque()
+        self._awaiting_timer = QTimer(self, singleShot=True, interval=AWAIT_NEXT_MS)
+        self._awaiting_timer.timeout.connect(self._next_never_came)
 
     # -- layout ------------------------------------------------------------------------
 
@@ -120,6 +135,7 @@ class AnnotationPanel(QWidget):
         self.difficulty.chosen.connect(self.set_difficulty)
         self.suggested = QLabel("")
         self.suggested.setObjectName("muted")
+        self.suggested.setWordWrap(True)  # a long hint wraps rather than widening the dock
         rubric = QGridLayout()
         rubric.addWidget(QLabel("Ambiguity (A)"), 0, 0)
         rubric.addWidget(self.ambiguity, 0, 1)
@@ -199,9 +215,18 @@ class AnnotationPanel(QWidget):
     # -- showing an item -----------------------------------------------------------------
 
     def show_item(self, detail) -> None:
-        """Show ``detail`` (a store ItemDetail) as the session's reviewer sees it."""
+        """Show ``detail`` (a store ItemDetail) as the session's reviewer sees it. While saves
+        of the item shown are in flight, the next item waits for them (keys typed meanwhile
+        apply to it once it is shown)."""
         if self.detail is not None and (detail is None or detail.id != self.detail.id):
             self.flush_note()
+            if self.saving:
+                self._deferred = detail
+                return
+        self._deferred = _NOTHING
+        if self._awaiting is not None:
+            self._awaiting = None
+            self._awaiting_timer.stop()
         self.detail = detail
         if detail is None:
             self.title.setText("Annotation")
@@ -209,11 +234,14 @@ class AnnotationPanel(QWidget):
             return
         self._build_kind_fields(detail.kind)
         self.reload()
+        self._replay()
 
     def reload(self) -> None:
-        """Read the item's review from the store again, dropping local unsaved edits."""
+        """Read the item's review from the store again, dropping local unsaved edits
+        (and any save not yet started)."""
         if self.detail is None:
             return
+        self._wanted = None
         self._note_timer.stop()
         self.snapshot = self.session.review.snapshot(self.detail.id)
         mine = self.snapshot.mine
@@ -355,54 +383,71 @@ class AnnotationPanel(QWidget):
 
     # -- editing ---------------------------------------------------------------------------
 
-    def _edited(self, **changes) -> None:
+    def _edited(self, **changes) -> bool:
         draft = copy.deepcopy(self.draft)
         for name, value in changes.items():
             setattr(draft, name, value)
-        self.commit(draft)
+        return self.commit(draft)
 
     def set_verdict(self, verdict: str) -> None:
+        if self._queued(self.set_verdict, verdict):
+            return
         if not self._editable():
             return
         if verdict == "pass" and self._pass_blockers(self.draft):
             self._refresh()  # keep the shown verdict as it was
             self._set_status(f"Not changed: {self._pass_blockers(self.draft)}")
             return
+        opens_editor = verdict == "fix" and self.draft.fixed_gold is None and self.kept_fix is None
+        # The save of a verdict also looks up the next item (the session's setting): one job, one move.
+        self._advance = verdict if self.session.advance_after_verdict and not opens_editor else None
         if verdict == "fix" and self.draft.fixed_gold is None and self.kept_fix is not None:
             self._edited(verdict=verdict, fixed_gold=self.kept_fix)
         else:
             self._edited(verdict=verdict)
-        if verdict == "fix" and self.draft.fixed_gold is None:
+        if opens_editor:
             self.open_fix_editor()
         else:
-            self._after_verdict(verdict)
+            self._move_on_if_stored(verdict)
 
     def set_check(self, check: str, value: bool | None) -> None:
+        if self._queued(self.set_check, check, value):
+            return
         if self._editable():
             self._edited(checks={**self.draft.checks, check: value})
 
     def toggle_check(self, index: int) -> None:
         """Key 1-9: an unanswered check becomes Yes; then Yes and No alternate."""
+        if self._queued(self.toggle_check, index):
+            return
         checks = list(self.check_rows)
         if index < len(checks) and self._editable():
             current = self.draft.checks.get(checks[index])
             self.set_check(checks[index], current is not True)
 
     def set_ambiguity(self, value: str) -> None:
+        if self._queued(self.set_ambiguity, value):
+            return
         if self._editable():
             self._edited(ambiguity=value)
 
     def cycle_ambiguity(self) -> None:
+        if self._queued(self.cycle_ambiguity):
+            return
         current = self.draft.ambiguity
         nxt = AMBIGUITY[0] if current not in AMBIGUITY else AMBIGUITY[(AMBIGUITY.index(current) + 1) % len(AMBIGUITY)]
         self.set_ambiguity(nxt)
 
     def set_difficulty(self, value: str) -> None:
+        if self._queued(self.set_difficulty, value):
+            return
         if self._editable():
             self._edited(difficulty=value)
 
     def toggle_difficulty(self) -> None:
         """Key D: first confirms the suggested tag (Medium when there is none), then toggles."""
+        if self._queued(self.toggle_difficulty):
+            return
         if self.draft.difficulty is None:
             self.set_difficulty(suggested_difficulty(self.detail.depth if self.detail else None) or "medium")
         else:
@@ -429,63 +474,154 @@ class AnnotationPanel(QWidget):
             self.commit(copy.deepcopy(self.draft))
 
     def apply_fix(self, fixed_gold) -> bool:
-        """Store ``fixed_gold`` as this annotator's Fix; True when it was saved."""
+        """Store ``fixed_gold`` as this annotator's Fix; True when it was saved or its save started."""
         if not self._editable():
             return False
         self._edited(verdict="fix", fixed_gold=copy.deepcopy(fixed_gold))
-        return not self.stale and self.saved_draft == self.draft
+        return not self.stale and (self.saving or self.saved_draft == self.draft)
 
     def _editable(self) -> bool:
         return self.detail is not None and not self.stale
 
     # -- saving -------------------------------------------------------------------------
 
-    def commit(self, draft: Draft, record_undo: bool = True) -> AnnotationView | None:
-        """Show ``draft`` and save it at once; None when it was not saved (shown why)."""
+    @property
+    def saving(self) -> bool:
+        """A save is in flight (on the job runner) or waits for the one in flight."""
+        return self._saving or self._wanted is not None
+
+    @property
+    def typing_ahead(self) -> bool:
+        """Keys go to the next item: a verdict that moves on is being saved, or the next item is on its way."""
+        return self._advance is not None or self._awaiting is not None or self._deferred is not _NOTHING
+
+    def commit(self, draft: Draft, record_undo: bool = True) -> bool:
+        """Show ``draft`` and save it (off the GUI thread when the panel has a job runner);
+        False when it will not be saved (shown why). Saves of one panel run one at a time,
+        each based on the version the previous one stored; drafts made while one is in
+        flight coalesce into the next save (the newest draft wins: it holds every change)."""
         if draft.verdict != "fix" and draft.fixed_gold is not None:
             # Only a Fix stores a corrected gold; keep it locally so F brings it back.
             self.kept_fix, draft.fixed_gold = draft.fixed_gold, None
         self.draft = draft
         self._refresh()
         if self.stale:
-            return None
-        if self.saved_draft is not None and draft == self.saved_draft:
-            return None
+            return False
+        if not self._saving and self.saved_draft is not None and draft == self.saved_draft:
+            return False
         errors = [p for p in problems(draft, self.detail.kind, self._patch_ops(draft)) if p.level == "error"]
         if errors:
+            self._wanted = None
             self._set_status("Not saved yet: resolve the problem shown above.")
-            return None
-        try:
-            view = self.session.review.annotate(self.detail.id, draft, self.version,
-                                                item_version=self.snapshot.item_version)
-        except StaleWrite as exc:
-            self._show_stale(exc)
-            return None
-        except ProtocolViolation as exc:  # the store's rules are the final word
-            self._set_status(f"Not saved: {exc}")
-            return None
-        except (ReviewerError, SQLAlchemyError) as exc:  # e.g. the team's server is unreachable
-            self._set_status(f"Not saved: the store failed: {exc}")
-            return None
-        if record_undo:
-            self.undo_history.setdefault(self.detail.id, []).append(
-                copy.deepcopy(self.saved_draft) if self.saved_draft is not None else Draft())
-        self.version = view.version
-        self.saved_draft = copy.deepcopy(view.draft)
-        if view.draft.verdict is not None:  # a submission may move the item's stage: show its new status
-            try:
-                self.snapshot = self.session.review.snapshot(self.detail.id)
-                self._show_others()
-            except (ReviewerError, SQLAlchemyError):
-                pass  # the status line catches up on the next reload
-        self._set_status(f"Saved version {view.version}.")
-        self.saved.emit(view)
-        return view
+            return False
+        self._wanted = (copy.deepcopy(draft), record_undo)
+        self._pump()
+        return True
 
-    def _after_verdict(self, verdict: str) -> None:
-        """A verdict was submitted: move on when the session asks to (the setting)."""
-        if (self.saved_draft is not None and self.saved_draft.verdict == verdict and not self.stale
-                and self.session.advance_after_verdict):
+    def _pump(self) -> None:
+        """Start the next save when none is in flight."""
+        if self._saving or self.detail is None:
+            return
+        if self._wanted is None or self.stale:
+            self._wanted = None
+            self._settle_down()
+            return
+        draft, record_undo = self._wanted
+        self._wanted = None
+        if self.saved_draft is not None and draft == self.saved_draft:
+            self._settle_down()
+            return
+        d = self.detail
+        self._saving = True
+        self._set_status("Saving…")
+        args = (d.id, draft, self.version, self.snapshot.item_version if self.snapshot else None,
+                d.dataset_id, d.position, self._advance is not None)
+        review = self.session.review
+        context = (d.id, review, record_undo,
+                   copy.deepcopy(self.saved_draft) if self.saved_draft is not None else Draft())
+        if self.runner is None:
+            try:
+                result = _save(None, review, *args)
+            except Exception as exc:  # noqa: BLE001 - shown like a job's failure
+                self._save_failed(context, exc)
+            else:
+                self._save_landed(context, result)
+            return
+        self.runner.start(f"annotation-save-{id(self)}", _save, review, *args,
+                          on_result=lambda result: self._save_landed(context, result),
+                          on_error=lambda exc, _tb: self._save_failed(context, exc))
+
+    def _save_landed(self, context, result: Saved) -> None:
+        """GUI thread: a save is stored; show it, then start the next one or move on."""
+        item_id, review, record_undo, before = context
+        self._saving = False
+        view = result.view
+        if record_undo and review is self.session.review:
+            self.undo_history.setdefault(item_id, []).append(before)
+        if self.detail is not None and self.detail.id == item_id and review is self.session.review:
+            self.version = view.version
+            self.saved_draft = copy.deepcopy(view.draft)
+            self.snapshot = result.snapshot
+            self._show_others()
+            self._set_status(f"Saved version {view.version}.")
+        self.saved.emit(view)
+        self.landed.emit(result)
+        if view.draft.verdict == "fix" and self._wanted is None and self.fix_dialog is not None \
+                and self.fix_dialog.isVisible() and self._closing_fix:
+            self._closing_fix = False
+            self.fix_dialog.close()
+        if self._wanted is not None:
+            self._pump()
+            return
+        if self._advance is not None and self._deferred is not _NOTHING:
+            self._advance = None  # another item was chosen meanwhile (a click in the table): it wins
+        if self._advance is not None:
+            wanted, self._advance = self._advance, None
+            if self.saved_draft is not None and (wanted == "next" or self.saved_draft.verdict == wanted):
+                if result.advanced:
+                    self._go_next(result.next_item)
+                else:
+                    self.save_and_next()
+                return
+        self._settle_down()
+
+    def _save_failed(self, context, exc: BaseException) -> None:
+        self._saving = False
+        self._wanted = None
+        self._advance = None
+        self._typeahead.clear()  # keys typed for an item we are not leaving
+        if isinstance(exc, StaleWrite):
+            self._show_stale(exc)
+        elif isinstance(exc, ProtocolViolation):  # the store's rules are the final word
+            self._set_status(f"Not saved: {exc}")
+        elif isinstance(exc, (ReviewerError, SQLAlchemyError)):  # e.g. the team's server is unreachable
+            self._set_status(f"Not saved: the store failed: {exc}")
+        else:
+            self._set_status(f"Not saved: {type(exc).__name__}: {exc}")
+        self._settle_down()
+
+    def _settle_down(self) -> None:
+        """Nothing is being saved: show an item that waited for the saves, then replay typed-ahead keys."""
+        if self._saving:
+            return
+        if self._deferred is not _NOTHING:
+            detail, self._deferred = self._deferred, _NOTHING
+            self.show_item(detail)
+            return
+        self._replay()
+
+    def _replay(self) -> None:
+        while self._typeahead and not self.typing_ahead and not self._saving:
+            self._typeahead.popleft()()
+
+    def _move_on_if_stored(self, verdict: str) -> None:
+        """After a verdict key: a save in flight moves on when it lands; a verdict that was
+        stored already (nothing to save) moves on now; a refused one stays."""
+        if self.saving or self._advance is None:
+            return
+        self._advance = None
+        if not self.stale and self.saved_draft is not None and self.saved_draft.verdict == verdict \
+                and self.draft == self.saved_draft:
             self.save_and_next()
 
     def _show_stale(self, exc: StaleWrite) -> None:
@@ -500,7 +636,9 @@ class AnnotationPanel(QWidget):
 
     def undo(self) -> None:
         """Ctrl+Z: drop unsaved local edits, else restore the draft saved before the last save."""
-        if self.detail is None or self.stale:
+        if self._queued(self.undo):
+            return
+        if self.detail is None or self.stale or self._saving:
             return
         if self.saved_draft is not None and self.draft != self.saved_draft:
             self.draft = copy.deepcopy(self.saved_draft)
@@ -512,13 +650,15 @@ class AnnotationPanel(QWidget):
             self._set_status("Nothing to undo for this item in this session.")
             return
         previous = history.pop()
-        if self.commit(previous, record_undo=False) is None and not self.stale:
+        if not self.commit(previous, record_undo=False) and not self.stale:
             history.append(previous)
 
     # -- the fix editor ----------------------------------------------------------------------
 
     def open_fix_editor(self) -> FixEditor | None:
         """Open the fix editor on my earlier fix, else the current gold."""
+        if self._queued(self.open_fix_editor):
+            return None
         if not self._editable():
             return None
         if self.fix_dialog is None:
@@ -537,21 +677,72 @@ class AnnotationPanel(QWidget):
         return self.fix_editor
 
     def _fix_saved(self, value) -> None:
-        if self.apply_fix(value) and self.fix_dialog is not None:
-            self.fix_dialog.close()
-            self._after_verdict("fix")
+        """The editor's Save (Ctrl+Enter): the dialog closes once the fix is stored."""
+        if not self._editable():
+            return
+        self._advance = "fix" if self.session.advance_after_verdict else None
+        if not self.apply_fix(value):
+            self._advance = None
+            return
+        if self.saving:
+            self._closing_fix = True  # closes when the fix is stored
+            return
+        if self.fix_dialog is not None:
+            self.fix_dialog.close()  # stored already (a panel without a job runner), or unchanged
+        self._move_on_if_stored("fix")
 
     # -- navigation --------------------------------------------------------------------------
 
-    def save_and_next(self) -> int | None:
-        """N: save what is pending, then ask for the next item that needs my annotation."""
-        if self.detail is None:
-            return None
+    def save_and_next(self) -> None:
+        """N: save what is pending, then ask for the next item that needs my annotation
+        (looked up off the GUI thread when the panel has a job runner)."""
+        if self._queued(self.save_and_next) or self.detail is None:
+            return
         self.flush_note()
-        nxt = self.session.review.next_item(self.detail.dataset_id, self.detail.position)
+        if self.saving:
+            self._advance = self._advance or "next"  # the pending save looks the next item up
+            return
+        d, review = self.detail, self.session.review
+        if self.runner is None:
+            self._go_next(review.next_item(d.dataset_id, d.position))
+            return
+        self._awaiting = _LOOKING
+        self.runner.start(f"annotation-next-{id(self)}", lambda _ctx: review.next_item(d.dataset_id, d.position),
+                          on_result=self._go_next,
+                          on_error=lambda exc, _tb: self._next_failed(exc))
+
+    def _go_next(self, nxt: int | None) -> None:
+        self._awaiting = None
         if nxt is None:
             self._set_status("Your queue is empty: every item that needs you has your annotation.")
             self.queue_done.emit()
-            return None
+            self._replay()
+            return
+        if self.runner is not None:  # keys typed from now on belong to the item asked for
+            self._awaiting = nxt
+            self._awaiting_timer.start()
         self.navigate.emit(nxt)
-        return nxt
+
+    def _next_failed(self, exc: BaseException) -> None:
+        self._awaiting = None
+        self._typeahead.clear()
+        self._set_status(f"Could not find the next item: {exc}")
+
+    def _next_never_came(self) -> None:
+        """The host did not show the item asked for (it failed to load): keys typed for it are dropped."""
+        if self._awaiting is not None:
+            self._awaiting = None
+            self._typeahead.clear()
+            self._set_status("The next item did not open; keys typed meanwhile were not applied.")
+
+    def _queued(self, action, *args) -> bool:
+        """Keys typed while the panel moves on to the next item apply to that item, in order (type-ahead)."""
+        if not self.typing_ahead:
+            return False
+        self._typeahead.append(lambda: action(*args))
+        return True
+
+
+def _save(_ctx, review, item_id, draft, version, item_version, dataset_id, position, advance) -> Saved:
+    """Job body (worker thread, no widgets): one save and what the panel shows after it."""
+    return review.save(item_id, draft, version, item_version, dataset_id, position, advance)

@@ -49,6 +49,10 @@ def install(window) -> ReviewWorkspace:
     menu.addAction(dock.toggleViewAction())
     window.review = ws
     window.review_dock = dock
+    from reviewer_ui.review.blinding import WindowBlinding
+
+    window.review_blinding = WindowBlinding(window, ws.session, ws)
+    ws.external_change.connect(window.review_blinding.forget)  # e.g. an adjudicator switched blindness
     return ws
 
 

@@ -52,16 +52,18 @@ class QueuePanel(QWidget):
         self.mine_bar.setTextVisible(True)
         self.dataset_label = QLabel("")
         self.dataset_label.setObjectName("muted")
-        # Two short unwrapped lines, with their room reserved before any text arrives: the
-        # splitter hosting this panel sizes it once and must not squeeze them later.
-        self.dataset_label.setMinimumHeight(self.dataset_label.fontMetrics().lineSpacing() * 2 + 4)
+        # Wrapped (the dock stays narrow), with the room of three lines reserved before any text
+        # arrives: the splitter hosting this panel sizes it once and must not squeeze them later.
+        self.dataset_label.setWordWrap(True)
+        self.dataset_label.setMinimumHeight(self.dataset_label.fontMetrics().lineSpacing() * 3 + 4)
+        self.mine_label.setWordWrap(True)
         self.next_button = QPushButton("Next item I have not annotated  (N)")
         self.next_button.clicked.connect(self.next_unannotated)
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.clicked.connect(self.refresh)
         self.status = QLabel("")
         self.status.setObjectName("muted")
-        queue_title = QLabel("Adjudication queue (most disagreement first)")
+        self.queue_title = queue_title = QLabel("Adjudication queue (most disagreement first)")
         queue_title.setObjectName("sectionTitle")
         self.queue_list = QListWidget()
         self.queue_list.setWordWrap(True)
@@ -107,16 +109,13 @@ class QueuePanel(QWidget):
 
     def _show(self, queues: Queues) -> None:
         self.queues = queues
-        p = queues.progress
-        self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine} of {p.items} items")
-        self.mine_bar.setRange(0, max(1, p.items))
-        self.mine_bar.setValue(p.mine)
+        self.show_progress(queues.progress)
         adjudicator = self.session.is_adjudicator
-        self.dataset_label.setText(
-            f"Dataset: {p.annotated_twice} reviewed twice · {p.disagreements} disputed, waiting for you\n"
-            f"{p.settled} settled ({p.auto_resolved} unanimous, {p.settled - p.auto_resolved} adjudicated)"
-            if adjudicator else "Each item you review shows its status: waiting for a second review,\n"
-                                "with the adjudicator, or settled.")
+        # Annotators have no adjudication queue: its room goes to the annotation panel.
+        self.queue_title.setVisible(adjudicator)
+        self.queue_list.setVisible(adjudicator)
+        self.layout().activate()
+        self.setMaximumHeight(16777215 if adjudicator else self.sizeHint().height())
         self.queue_list.clear()
         for entry in queues.queue:
             item = QListWidgetItem(f"{entry.record_id}   · disputed {entry.score:.1f}\n    "
@@ -128,6 +127,20 @@ class QueuePanel(QWidget):
                                     else "The adjudication queue is the adjudicators'.")
         self.status.setText("")
         self.refreshed.emit(queues)
+
+    def show_progress(self, p: Progress | None) -> None:
+        """Show the viewer's and the dataset's counts (from a refresh, or straight from a save's result)."""
+        if p is None:
+            return
+        self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine} of {p.items} items")
+        self.mine_bar.setRange(0, max(1, p.items))
+        self.mine_bar.setValue(p.mine)
+        adjudicator = self.session.is_adjudicator
+        self.dataset_label.setText(
+            f"Dataset: {p.annotated_twice} reviewed twice · {p.disagreements} disputed, waiting for you\n"
+            f"{p.settled} settled ({p.auto_resolved} unanimous, {p.settled - p.auto_resolved} adjudicated)"
+            if adjudicator else "Each item you review shows its status: waiting for a second review, "
+                                "with the adjudicator, or settled.")
 
     def _activated(self, item: QListWidgetItem) -> None:
         item_id = item.data(Qt.ItemDataRole.UserRole)

@@ -35,9 +35,9 @@ class ReviewWorkspace(QTabWidget):
     def __init__(self, store, runner=None, settings: QSettings | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.session = ReviewSession(store, settings, self)
-        self.annotation = AnnotationPanel(self.session)
+        self.annotation = AnnotationPanel(self.session, runner)
         self.queues = QueuePanel(self.session, runner)
-        self.adjudication = AdjudicationPanel(self.session)
+        self.adjudication = AdjudicationPanel(self.session, runner)
         self.release = ReleasePanel(self.session, runner)
         self.dataset_id: int | None = None
         self.detail = None
@@ -56,17 +56,26 @@ class ReviewWorkspace(QTabWidget):
         annotate_tab.setStretchFactor(1, 1)
         self.annotate_tab = annotate_tab
         self.addTab(annotate_tab, "Annotate")
-        self.addTab(self.adjudication, "Adjudicate")
-        self.addTab(self.release, "Release")
+        # The Adjudicate and Release pages scroll rather than widen the dock: a tab widget is as
+        # wide as its widest page, and the dock is for annotating first (the adjudication view
+        # floats large with its Enlarge button).
+        self._pages: dict[QWidget, QScrollArea] = {}
+        self.addTab(self._page(self.adjudication), "Adjudicate")
+        self.addTab(self._page(self.release), "Release")
         self.currentChanged.connect(self._tab_shown)
 
         self._queue_timer = QTimer(self, singleShot=True, interval=QUEUE_REFRESH_DELAY_MS)
         self._queue_timer.timeout.connect(self.queues.refresh)
         self.annotation.navigate.connect(self.navigate)
         self.annotation.saved.connect(lambda _v: self._changed())
+        # "You annotated N of M" is current as soon as a save lands: the save brought the count.
+        self.annotation.landed.connect(lambda saved: self.queues.show_progress(saved.progress))
         self.queues.navigate.connect(self._go_annotate)
         self.queues.adjudicate_requested.connect(self._go_adjudicate)
         self.adjudication.settled.connect(lambda _v: self._changed())
+        # The outcome line sits under the form: scroll to it when the decision is stored.
+        self.adjudication.settled.connect(
+            lambda _v: self._pages[self.adjudication].ensureWidgetVisible(self.adjudication.status))
 
         self.identity_action = QAction("Identity…", self)
         self.identity_action.setToolTip("Who you are while reviewing, and your role")
@@ -115,6 +124,7 @@ class ReviewWorkspace(QTabWidget):
             return False
         panel = self.annotation
         idle = (panel.detail is not None and not panel.stale and not panel._note_timer.isActive()
+                and not panel.saving and not panel.typing_ahead
                 and (panel.saved_draft or Draft()) == panel.draft)
         if idle:
             try:
@@ -123,7 +133,7 @@ class ReviewWorkspace(QTabWidget):
                 panel._set_status(f"Could not refresh: {exc}")
         self._queue_timer.start()
         self._stale_tabs.add(self.release)
-        if self.currentWidget() is not self.adjudication:
+        if self.current_panel() is not self.adjudication:
             self._stale_tabs.add(self.adjudication)
         self.external_change.emit()
         return True
@@ -148,7 +158,7 @@ class ReviewWorkspace(QTabWidget):
             self.set_dataset(detail.dataset_id)
             self.queues.set_position(detail.position)
         self.annotation.show_item(detail)
-        if self.currentWidget() is self.adjudication:
+        if self.current_panel() is self.adjudication:
             self.adjudication.show_item(detail)
         else:
             self._stale_tabs.add(self.adjudication)
@@ -158,11 +168,28 @@ class ReviewWorkspace(QTabWidget):
     def _changed(self) -> None:
         self._queue_timer.start()
         self._stale_tabs.add(self.release)
-        if self.currentWidget() is not self.adjudication:
+        if self.current_panel() is not self.adjudication:
             self._stale_tabs.add(self.adjudication)
 
-    def _tab_shown(self, _index: int) -> None:
+    def _page(self, panel: QWidget) -> QScrollArea:
+        area = QScrollArea()
+        area.setWidgetResizable(True)
+        area.setFrameShape(QScrollArea.Shape.NoFrame)
+        area.setWidget(panel)
+        self._pages[panel] = area
+        return area
+
+    def setCurrentWidget(self, widget: QWidget) -> None:  # noqa: N802 - Qt's name
+        """Show the tab of ``widget`` (a panel, or the page that holds it)."""
+        super().setCurrentWidget(self._pages.get(widget, widget))
+
+    def current_panel(self) -> QWidget:
+        """The panel of the current tab (the annotate splitter, the adjudication or release panel)."""
         w = self.currentWidget()
+        return w.widget() if isinstance(w, QScrollArea) and w in self._pages.values() else w
+
+    def _tab_shown(self, _index: int) -> None:
+        w = self.current_panel()
         if w not in self._stale_tabs:
             return
         self._stale_tabs.discard(w)

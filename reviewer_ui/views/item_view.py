@@ -29,6 +29,7 @@ class ItemView(QWidget):
         self.store = store
         self.runner = runner
         self.run_id: int | None = None
+        self.review = None  # reviewer.review.Review of the person looking (blind annotators see "Output N")
         self.bundle: ItemBundle | None = None
         self.layouts: dict[str, KindLayout] = {}
 
@@ -76,7 +77,8 @@ class ItemView(QWidget):
             self.stack.setCurrentWidget(self.placeholder)
             return
         self.state.setText("loading…")
-        self.runner.start("item", load_item, self.store, item_id, on_result=self._show, on_error=self._failed)
+        self.runner.start("item", load_item, self.store, item_id, self.review, on_result=self._show,
+                          on_error=self._failed)
 
     def set_run(self, run_id: int | None) -> None:
         self.run_id = run_id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from html import escape
 
 from reviewer.agreement.document import fmt_estimate
@@ -175,3 +176,49 @@ def test_scope_switch_to_all_datasets_recomputes(qtbot, make_panel, store):
     with qtbot.waitSignal(panel.updated, timeout=30_000):
         panel.set_scope("all")
     assert panel.result.report.n_items == 38 and panel.result.scope == "all datasets (6)"
+
+
+def test_disagreements_list_verdict_then_rubric_then_fix_content_with_paths(qtbot, make_panel, store):
+    from reviewer.review.annotate import save_annotation
+    from reviewer.review.rubric import Draft
+    from tests.ui.agreement.conftest import GOOD, rows_of
+
+    _, rows = rows_of(store, "sample-tool-selection")
+    gold = store.item(rows[0].id).gold
+
+    def fixed(row, change):
+        value = json.loads(json.dumps(store.item(row.id).gold))
+        return change(value)
+
+    def as_fix(who, row, value, ambiguity="low"):
+        save_annotation(store, row.id, who, Draft("fix", dict(GOOD), ambiguity, None, [], "", value), None)
+
+    # rows[0]: both Fix with different gold (fix content); rows[1]: pass vs reject (verdict);
+    # rows[2]: both pass, ambiguity low vs medium (rubric); rows[3]: both agree (not listed)
+    assert isinstance(gold, (list, dict))
+    change_a = (lambda v: v + ["Calendar"]) if isinstance(gold, list) else (lambda v: {**v, "x": 1})
+    change_b = (lambda v: v + ["Weather"]) if isinstance(gold, list) else (lambda v: {**v, "x": 2})
+    fix_a, fix_b = fixed(rows[0], change_a), fixed(rows[0], change_b)
+    as_fix("alice", rows[0], fix_a)
+    as_fix("bob", rows[0], fix_b)
+    rate(store, rows[1].id, "alice", "pass")
+    rate(store, rows[1].id, "bob", "reject")
+    rate(store, rows[2].id, "alice", "pass")
+    rate(store, rows[2].id, "bob", "pass", ambiguity="medium")
+    rate(store, rows[3].id, "alice", "pass")
+    rate(store, rows[3].id, "bob", "pass")
+    panel = make_panel("sample-tool-selection")
+    table = panel.disagreement_table
+    listed = [(table.item(r, 0).text(), table.item(r, 1).text()) for r in range(table.rowCount())]
+    name = "sample-tool-selection"
+    assert listed == [(f"{name}/{rows[1].record_id}", "verdict"), (f"{name}/{rows[2].record_id}", "rubric"),
+                      (f"{name}/{rows[0].record_id}", "fix content")]
+    details = table.item(2, 3).text()
+    from reviewer.review.disputes import fix_paths
+
+    paths = fix_paths(fix_a, fix_b)
+    assert paths and all(p.startswith("/") for p in paths)
+    assert details == "the two fixes give different gold at " + ", ".join(paths)
+    with qtbot.waitSignal(panel.navigate, timeout=2000) as signal:  # a click opens the fix-content item
+        table.cellClicked.emit(2, 0)
+    assert signal.args == [rows[0].id]

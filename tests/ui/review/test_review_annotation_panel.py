@@ -12,17 +12,23 @@ from reviewer.review.rubric import Draft
 from reviewer_ui.review.annotation_panel import AnnotationPanel
 
 
+def shown_panel(qtbot, session, runner=None) -> AnnotationPanel:
+    """An annotation panel on screen with the keyboard focus (keys reach its shortcuts)."""
+    panel = AnnotationPanel(session, runner)
+    qtbot.addWidget(panel)
+    panel.resize(640, 820)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.activateWindow()
+    panel.setFocus()
+    qtbot.waitUntil(panel.hasFocus)
+    return panel
+
+
 @pytest.fixture
 def panel_for(qtbot, sqlite_store, dataset):
     def make(session, record_id="q0"):
-        panel = AnnotationPanel(session)
-        qtbot.addWidget(panel)
-        panel.resize(640, 820)
-        panel.show()
-        qtbot.waitExposed(panel)
-        panel.activateWindow()
-        panel.setFocus()
-        qtbot.waitUntil(panel.hasFocus)
+        panel = shown_panel(qtbot, session)
         panel.show_item(sqlite_store.item(dataset[1][record_id]))
         return panel
     return make
@@ -263,3 +269,122 @@ def test_p_submits_and_advances_to_the_next_item_and_the_verdict_row_does_not_mo
     with qtbot.assertNotEmitted(panel.navigate):
         press(qtbot, panel, Qt.Key.Key_R)
     assert stored(sqlite_store, ids["q1"], "alice").verdict == "reject"
+
+
+# -- saves run on the job runner, off the GUI thread ------------------------------------------------------
+
+
+@pytest.fixture
+def async_panel(qtbot, sqlite_store, dataset, runner):
+    """A panel with a job runner, hosted the way the workspace hosts it: ``navigate`` shows the
+    asked-for item a moment later (the item view loads it in a job)."""
+    from PySide6.QtCore import QTimer
+
+    def make(session, record_id="q0"):
+        panel = shown_panel(qtbot, session, runner)
+        panel.navigate.connect(lambda item_id: QTimer.singleShot(30, lambda: panel.show_item(
+            sqlite_store.item(item_id))))
+        panel.show_item(sqlite_store.item(dataset[1][record_id]))
+        return panel
+    return make
+
+
+class SqlThreads:
+    """Which threads run SQL on the store's engine while it is switched on."""
+
+    def __init__(self, engine):
+        import threading
+
+        from sqlalchemy import event
+
+        self.on = False
+        self.gui, self.worker = [], []
+
+        def seen(conn, cursor, statement, *_):
+            if self.on:
+                (self.gui if threading.current_thread() is threading.main_thread() else self.worker).append(statement)
+
+        event.listen(engine, "before_cursor_execute", seen)
+
+
+def test_saves_run_off_the_gui_thread_and_land_in_the_panel(qtbot, sqlite_store, dataset, alice, async_panel):
+    alice.set_advance_after_verdict(False)
+    panel = async_panel(alice, "q0")
+    item_id = dataset[1]["q0"]
+    sql = SqlThreads(sqlite_store.engine)
+    sql.on = True
+    landed = []
+    panel.landed.connect(landed.append)
+    press(qtbot, panel, Qt.Key.Key_R)
+    assert panel.saving and panel.status.text() == "Saving…"  # the key returned before the store was written
+    press(qtbot, panel, Qt.Key.Key_A)  # typed while the first save is in flight: it follows that one
+    qtbot.waitUntil(lambda: not panel.saving, timeout=10000)
+    sql.on = False
+    assert sql.gui == [] and any("annotation" in s for s in sql.worker)  # no SQL on the GUI thread
+    draft = stored(sqlite_store, item_id, "alice")
+    assert (draft.verdict, draft.ambiguity) == ("reject", "low")
+    assert panel.version == 2 and panel.saved_draft == panel.draft and "Saved version 2" in panel.status.text()
+    assert landed[-1].progress.mine == 1  # the count came with the save
+    assert "waiting for a second review" in panel.stage_label.text()
+
+
+def test_rapid_p_p_f_loses_nothing(qtbot, sqlite_store, dataset, alice, async_panel):
+    _, ids = dataset
+    panel = async_panel(alice, "q0")
+    for key in (Qt.Key.Key_P, Qt.Key.Key_P, Qt.Key.Key_F):  # as fast as a person types: no waiting between
+        press(qtbot, panel, key)
+    qtbot.waitUntil(lambda: panel.fix_dialog is not None and panel.fix_dialog.isVisible(), timeout=10000)
+    assert panel.detail.id == ids["q2"]  # P on q0, P on q1 (each moved on), F on q2 opened the fix editor
+    assert stored(sqlite_store, ids["q0"], "alice").verdict == "pass"
+    assert stored(sqlite_store, ids["q1"], "alice").verdict == "pass"
+    assert stored(sqlite_store, ids["q2"], "alice") is None  # a Fix is saved with its fix, not before
+    assert "Fix the gold of q2" in panel.fix_editor.title.text()
+    panel.fix_editor.text.setPlainText('{"answer": "A2 corrected", "n": 2}')
+    panel.fix_editor.save_button.click()
+    qtbot.waitUntil(lambda: panel.detail.id == ids["q3"], timeout=10000)  # stored, closed, moved on
+    assert not panel.fix_dialog.isVisible()
+    assert stored(sqlite_store, ids["q2"], "alice").fixed_gold == {"answer": "A2 corrected", "n": 2}
+
+
+def test_a_stale_write_on_the_worker_still_shows_the_reload_banner(qtbot, sqlite_store, dataset, alice,
+                                                                   async_panel):
+    alice.set_advance_after_verdict(False)
+    panel = async_panel(alice, "q0")
+    item_id = dataset[1]["q0"]
+    press(qtbot, panel, Qt.Key.Key_R)
+    qtbot.waitUntil(lambda: not panel.saving, timeout=10000)
+    save_annotation(sqlite_store, item_id, "alice", Draft(verdict="reject", note="other window"), 1)
+    press(qtbot, panel, Qt.Key.Key_A)
+    qtbot.waitUntil(lambda: panel.banner.isVisible(), timeout=10000)
+    assert "changed in another window or by someone else" in panel.banner.label.text()
+    assert stored(sqlite_store, item_id, "alice").note == "other window"
+    panel.banner.action.click()
+    assert not panel.stale and panel.draft.note == "other window"
+
+
+def test_undo_on_the_worker_saves_the_previous_draft_as_a_new_version(qtbot, sqlite_store, dataset, alice,
+                                                                      async_panel):
+    alice.set_advance_after_verdict(False)
+    panel = async_panel(alice, "q0")
+    item_id = dataset[1]["q0"]
+    press(qtbot, panel, Qt.Key.Key_R)
+    press(qtbot, panel, Qt.Key.Key_A)
+    qtbot.waitUntil(lambda: not panel.saving, timeout=10000)
+    press(qtbot, panel, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: not panel.saving and panel.version == 3, timeout=10000)
+    assert stored(sqlite_store, item_id, "alice").ambiguity is None
+
+
+def test_an_item_chosen_while_a_verdict_saves_wins_over_moving_on(qtbot, sqlite_store, dataset, alice,
+                                                                  async_panel):
+    _, ids = dataset
+    panel = async_panel(alice, "q0")
+    asked = []
+    panel.navigate.connect(asked.append)
+    press(qtbot, panel, Qt.Key.Key_P)  # saves, and would move on to q1...
+    panel.show_item(sqlite_store.item(ids["q3"]))  # ...but she clicked q3 in the table meanwhile
+    qtbot.waitUntil(lambda: not panel.saving and panel.detail.id == ids["q3"], timeout=10000)
+    assert stored(sqlite_store, ids["q0"], "alice").verdict == "pass" and asked == []
+    press(qtbot, panel, Qt.Key.Key_R)  # keys apply to q3 now
+    qtbot.waitUntil(lambda: (stored(sqlite_store, ids["q3"], "alice") or Draft()).verdict == "reject",
+                    timeout=10000)

@@ -20,10 +20,13 @@ def test_dock_follows_the_item_view_and_keys_annotate_from_the_table(qtbot, wind
     window.table.setFocus()
     qtbot.waitUntil(window.table.hasFocus, timeout=3000)
     qtbot.keyClick(window.table, Qt.Key.Key_R)  # a verdict key pressed while browsing the table
-    mine = snapshot(demo_store, first.id, ws.session.name).mine
-    assert mine is not None and mine.draft.verdict == "reject"
+    qtbot.waitUntil(lambda: (snapshot(demo_store, first.id, ws.session.name).mine or None) is not None,
+                    timeout=5000)  # saved off the GUI thread
+    assert snapshot(demo_store, first.id, ws.session.name).mine.draft.verdict == "reject"
+    qtbot.waitUntil(lambda: ws.annotation.detail.id != first.id, timeout=5000)  # R moved on (the setting)
+    second = ws.annotation.detail
     qtbot.keyClick(window.table, Qt.Key.Key_N)
-    qtbot.waitUntil(lambda: ws.annotation.detail.id != first.id, timeout=5000)
+    qtbot.waitUntil(lambda: ws.annotation.detail.id not in (first.id, second.id), timeout=5000)
     assert window.item_view.bundle.detail.id == ws.annotation.detail.id
     assert window.model.item_id(window.current_row()) == ws.annotation.detail.id
     assert snapshot(demo_store, ws.annotation.detail.id, ws.session.name).mine is None

@@ -20,6 +20,7 @@ from reviewer.store.importing import import_dataset
 from tests.store import records as R
 from tests.team.conftest import team  # noqa: F401  (the fixture)
 from tests.ui.conftest import shown_main_window
+from tests.ui.review.visible import everything_shown as _everything_shown
 
 pytestmark = pytest.mark.postgres
 
@@ -27,6 +28,23 @@ pytestmark = pytest.mark.postgres
 def _visible_text(widget) -> str:
     """Everything a person can read in the review dock: every visible label's text."""
     return "\n".join(label.text() for label in widget.findChildren(QLabel) if label.isVisibleTo(widget))
+
+
+# Run and model names of the dataset's two runs: annotators must never see them (the dataset is blind).
+RUNS = {"zebra-run-alpha": "gpt-zebra-7b-secret", "okapi-run-beta": "claude-okapi-secret"}
+SECRETS = [*RUNS, *RUNS.values()]
+
+
+def _add_runs(owner, ds) -> None:
+    from reviewer.formats.base import OutputRecord, ParsedRun, RunRecord
+    from reviewer.store.importing import import_run
+
+    for name, model in RUNS.items():
+        outs = (OutputRecord(record_id=f"q{i}", text=f"Answer {i}" if name.startswith("zebra") else f"Other {i}",
+                             prediction=None, raw={"model": model}, extra={"model": model}, source_line=i + 1)
+                for i in range(3))
+        import_run(owner.engine, ds, ParsedRun(RunRecord(name=name, format="test-preds", source=f"{name}.jsonl",
+                                                         model=model), outs), silent())
 
 
 def _key(qtbot, window, *keys) -> None:
@@ -55,6 +73,7 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
             conn.execute(text("insert into assignment (dataset_id, item_id, annotator, created_at) "
                               "select :ds, id, :who, now() from item where dataset_id = :ds"),
                          {"ds": ds, "who": team.logins[who]})
+    _add_runs(owner, ds)
     q0 = owner.find_item("demo", "q0").id
     windows = []
 
@@ -73,6 +92,20 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         window.grab().save(str(shots / f"{name}.png"))
 
     carol_core = Review(team.store("carol"))
+    carol_core.set_rule(ds, carol_core.rule(ds), blind_models=True)  # annotators see "Output 1, 2"
+
+    def blind_check(window, who: str) -> None:
+        seen = _everything_shown(window)
+        assert [s for s in SECRETS if s in seen] == [], f"{who} saw a run or model name"
+        assert "Output 1" in seen and "Output 2" in seen
+
+    def dock_fits(window) -> None:
+        """The Review dock is no wider than it needs (≤ 420 px at 1366x768) and clips nothing."""
+        if size == (1366, 768):
+            assert window.review_dock.width() <= 420, window.review_dock.width()
+        panel = window.review.annotation
+        assert panel.width() >= panel.minimumSizeHint().width()
+
     try:
         # alice: checks yes (1 2 3), ambiguity low (A), difficulty confirmed (D), Pass (P) -> next item
         alice = open_window("alice")
@@ -82,6 +115,10 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         assert carol_core.stage(q0) == Stage.ONE_REVIEW
         _show_row(qtbot, alice, 0)
         assert "waiting for a second review" in _visible_text(alice.review)
+        qtbot.waitUntil(lambda: alice.item_view.bundle is not None and alice.item_view.bundle.blind, timeout=10000)
+        blind_check(alice, "alice")
+        dock_fits(alice)
+        assert not alice.runs_dock.isVisible()  # the Runs dock is about named runs: closed while blind
         shot(alice, "1-alice-submitted-pass")
 
         # bob: Reject (R) on the same item; he never sees alice's verdict, then or after
@@ -92,6 +129,9 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         _show_row(qtbot, bob, 0)
         seen = _visible_text(bob.review)
         assert "with the adjudicator" in seen and team.logins["alice"] not in seen
+        qtbot.waitUntil(lambda: bob.item_view.bundle is not None and bob.item_view.bundle.blind, timeout=10000)
+        blind_check(bob, "bob")
+        dock_fits(bob)
         bob.model.refresh()
         qtbot.waitUntil(lambda: "with the adjudicator" in str(bob.model.index(0, bob_review_col(bob)).data()),
                         timeout=10000)
@@ -118,6 +158,11 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == q0 and view.a is not None,
                         timeout=10000)
         shot(carol, "4-carol-adjudicates")
+        qtbot.waitUntil(lambda: carol.item_view.bundle is not None and carol.item_view.bundle.detail.id == q0,
+                        timeout=10000)
+        carol_sees = _everything_shown(carol)
+        assert all(name in carol_sees for name in RUNS)  # the adjudicator sees the run names
+        assert not carol.item_view.bundle.blind
         view.pick_original.setFocus()
         qtbot.keyClick(view.pick_original, Qt.Key.Key_Space)
         view.verdict.buttons["pass"].setFocus()

@@ -114,12 +114,16 @@ def test_workspace_routes_navigation_and_refreshes_after_saves(qtbot, sqlite_sto
     with qtbot.waitSignal(ws.queues.refreshed, timeout=10000):
         ws.show_item(sqlite_store.item(ids["q0"]))
     assert ws.queues.mine_bar.value() == 0
-    with qtbot.waitSignal(ws.queues.refreshed, timeout=10000):  # a save refreshes the counts shortly after
+    with qtbot.waitSignal(ws.navigate, timeout=10000) as sig:  # R is saved off the GUI thread, then moves on
         ws.annotation.set_verdict("reject")
-    assert ws.queues.mine_bar.value() == 1
-    with qtbot.waitSignal(ws.navigate) as sig:
-        ws.annotation.save_and_next()
     assert sig.args == [ids["q1"]]
+    # "You annotated 1 of 5" is current when the save lands: it came with the save, not from a later refresh
+    assert ws.queues.queues.progress.mine == 0  # the last refresh still counted nothing
+    assert ws.queues.mine_bar.value() == 1 and "annotated 1 of 5" in ws.queues.mine_label.text()
+    ws.show_item(sqlite_store.item(ids["q1"]))
+    with qtbot.waitSignal(ws.navigate, timeout=10000) as sig:
+        ws.annotation.save_and_next()
+    assert sig.args == [ids["q2"]]
     ws.setCurrentWidget(ws.release)
     qtbot.waitUntil(lambda: ws.release.total == 5, timeout=10000)
     ws.setCurrentWidget(ws.adjudication)

@@ -1,0 +1,78 @@
+"""Journey on SQLite: alice (annotator) and carol (adjudicator) share one window of a dataset
+blind to model identity. Alice never reads a run or model name anywhere in the window (the
+item view, output panes, run picker, filters, scores, table, tooltips, title, status bar;
+the Runs dock is closed) and types P, P, F without waiting: nothing is lost. Carol, in the
+same window, sees the names. Keyboard first, at 1366x768 and 1920x1080, screenshots per
+step when $REVIEWER_SHOTS is set."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from reviewer.review import Review
+from reviewer.review.annotate import set_role, snapshot
+from tests.ui.conftest import shown_main_window
+from tests.ui.journeys import shot
+from tests.ui.review.visible import everything_shown
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=["1366x768", "1920x1080"])
+def test_annotator_of_a_blind_dataset_sees_outputs_not_models_and_keys_are_never_lost(qtbot, demo_store, settings,
+                                                                                        size):
+    store = demo_store
+    ds = store.dataset("demo-tool_qa")
+    runs = store.runs(ds.id)
+    secrets = sorted({r.name for r in runs} | {r.model for r in runs if r.model})
+    assert len(runs) >= 2 and secrets
+    set_role(store, "carol", "adjudicator")
+    set_role(store, "alice", "annotator")
+    carol_core = Review(store, "carol")
+    carol_core.set_rule(ds.id, carol_core.rule(ds.id), blind_models=True)
+
+    window = shown_main_window(qtbot, store, settings, size)
+    try:
+        ws = window.review
+        ws.session.set_identity("alice")
+        window.select_dataset("demo-tool_qa")
+        qtbot.waitUntil(lambda: window.item_view.bundle is not None and window.item_view.bundle.blind
+                        and window.item_view.bundle.detail.dataset_id == ds.id, timeout=10000)
+        qtbot.waitUntil(lambda: ws.annotation.detail is not None
+                        and ws.annotation.detail.id == window.item_view.bundle.detail.id, timeout=10000)
+        first = ws.annotation.detail
+        seen = everything_shown(window)
+        assert [s for s in secrets if s in seen] == [], "alice saw a run or model name"
+        assert "Output 1" in seen and "Output 2" in seen
+        assert window.run_box.currentText().startswith("Output ")
+        assert not window.runs_dock.isVisible() and not window.runs_dock.toggleViewAction().isEnabled()
+        shot(window, "alice-blind")
+
+        # P, P, F as fast as she types, from the item table: two items passed, the third opens the fix editor
+        window.activateWindow()
+        window.table.setFocus()
+        qtbot.waitUntil(window.table.hasFocus, timeout=3000)
+        for key in (Qt.Key.Key_P, Qt.Key.Key_P, Qt.Key.Key_F):
+            qtbot.keyClick(window.table, key)
+        panel = ws.annotation
+        qtbot.waitUntil(lambda: panel.fix_dialog is not None and panel.fix_dialog.isVisible(), timeout=15000)
+        third = panel.detail
+        order = [window.model.item_id(r) for r in range(window.model.rowCount())]
+        assert order.index(third.id) == order.index(first.id) + 2
+        passed = [snapshot(store, order[order.index(first.id) + k], "alice").mine for k in (0, 1)]
+        assert [m.draft.verdict if m else None for m in passed] == ["pass", "pass"]
+        assert "annotated 2 of" in ws.queues.mine_label.text()  # current as soon as the saves landed
+        seen = everything_shown(window) + "\n" + everything_shown(panel.fix_dialog)
+        assert [s for s in secrets if s in seen] == []
+        shot(window, "alice-fix-editor-after-p-p-f", panel.fix_dialog)
+        panel.fix_dialog.close()
+
+        # carol, in the same window, sees which run wrote what
+        ws.session.set_identity("carol")
+        qtbot.waitUntil(lambda: window.item_view.bundle is not None and not window.item_view.bundle.blind,
+                        timeout=10000)
+        seen = everything_shown(window)
+        assert all(r.name in seen for r in runs)
+        assert window.runs_dock.toggleViewAction().isEnabled()
+        shot(window, "carol-sees-names")
+    finally:
+        window.runner.shutdown(5000)
