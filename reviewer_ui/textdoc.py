@@ -343,11 +343,10 @@ def _mapped_document(out_path: str, starts, firsts, n: int) -> LineDocument:
     return LineDocument(lines, json_tokens, max_len=lines.longest_in_first_block())
 
 
-def _pretty_in_helper(text: str) -> tuple:
-    """Hand ``text`` to the helper process through a temporary file, written a chunk at a
-    time (pickling it whole would hold the GIL, and so the GUI, for one long C call)."""
-    from reviewer_ui.runtime import parsepool
-
+def _write_source(text: str) -> str:
+    """Write ``text`` to a new temporary file for the helper process (which deletes it),
+    a chunk at a time: pickling it whole would hold the GIL, and so the GUI, for one
+    long C call."""
     fd, src_path = tempfile.mkstemp(prefix="reviewer-src-", suffix=".json")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
@@ -356,7 +355,14 @@ def _pretty_in_helper(text: str) -> tuple:
     except BaseException:
         os.unlink(src_path)
         raise
-    return parsepool.run(pretty_file, src_path)
+    return src_path
+
+
+def _pretty_in_helper(text: str) -> tuple:
+    """Have the helper process pretty-print ``text`` (see ``pretty_file``)."""
+    from reviewer_ui.runtime import parsepool
+
+    return parsepool.run(pretty_file, _write_source(text))
 
 
 def _finished_document(outcome: tuple, text: str, what: str) -> tuple[bool, LineDocument]:
@@ -464,12 +470,14 @@ def prepare_json_text(text: str | None, what: str = "text") -> ParsedJsonText:
 
 
 def ensure_value(ctx, parsed: ParsedJsonText) -> Any:
-    """The parsed value (a job: parsing a big text takes a while)."""
+    """The parsed value for the tree (a job: parsing a big text takes a while). For a big
+    text it stays in the helper process and this returns a handle to it (a
+    reviewer_ui.treeindex.RemoteJson, which the tree model reads a batch of rows at a time):
+    the app never holds, nor has to free, the million objects of a parsed 5 MB response."""
     if not parsed.value_ready and parsed.ok:
-        from reviewer_ui.runtime import gcpolicy
+        from reviewer_ui.treeindex import open_text
 
-        with gcpolicy.paused():
-            parsed.value = parse_json(parsed.source)
+        parsed.value = open_text(parsed.source)
         parsed.value_ready = True
     return parsed.value
 

@@ -27,7 +27,7 @@ import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 log = logging.getLogger(__name__)
@@ -89,6 +89,23 @@ def run(fn, *args):
             with _lock:
                 _executor, _disabled = None, True
     return fn(*args)
+
+
+def submit(fn, *args) -> Future:
+    """``fn(*args)`` in the helper process without waiting: a Future of its result
+    (already done when there is no helper and it ran here)."""
+    ex = executor()
+    if ex is not None:
+        try:
+            return ex.submit(fn, *args)
+        except (BrokenProcessPool, RuntimeError):  # dead, or shut down at exit: run here
+            pass
+    done: Future = Future()
+    try:
+        done.set_result(fn(*args))
+    except BaseException as exc:  # noqa: BLE001 - delivered through the future
+        done.set_exception(exc)
+    return done
 
 
 def shutdown() -> None:

@@ -1,0 +1,113 @@
+"""The JSON tree of a big response, kept in the helper process (Qt-free).
+
+Parsing a 5 MB response for the tree makes about a million Python objects; kept
+in the app, freeing them when the user moves to the next item held the GUI up
+(tens of milliseconds, even taken apart piece by piece on a worker). Here the
+parsed value lives in the helper process (reviewer_ui.runtime.parsepool), and
+the app only receives the rows it shows, a batch at a time, as plain tuples:
+``(key, preview, type name, size)``; ``size`` is the number of members of a
+container (0 for a scalar). The app holds a ``RemoteJson`` handle.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+KEEP = 3  # parsed values the helper keeps (the newest ones), in case a handle outlives closing
+
+_values: OrderedDict[str, Any] = OrderedDict()  # handle key -> parsed value (in the helper)
+_keys = itertools.count(1)
+PREVIEW = 160
+
+
+def preview(value: Any) -> str:
+    """One-line text for a value: scalars as JSON, containers by size."""
+    if isinstance(value, dict):
+        return f"{{{len(value)} keys}}" if value else "{}"
+    if isinstance(value, list):
+        return f"[{len(value)} items]" if value else "[]"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= PREVIEW else text[: PREVIEW - 1] + "…"
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {dict: "object", list: "array", str: "string", bool: "boolean"}.get(
+        type(value), "number" if isinstance(value, (int, float)) else type(value).__name__
+    )
+
+
+@dataclass(frozen=True)
+class RemoteJson:
+    """A parsed JSON value living in the helper process: its key there and its top row."""
+
+    key: str
+    top: tuple  # (key, preview, type name, size) of the value itself
+
+
+def _row(key: Any, value: Any) -> tuple:
+    size = len(value) if isinstance(value, (dict, list)) else 0
+    return key, preview(value), type_name(value), size
+
+
+def open_value(key: str, src_path: str) -> tuple:
+    """Helper side: parse the JSON text at ``src_path`` (deleting the file) and keep it
+    under ``key``. Returns ``("ok", top row)`` or ``("error", message)``."""
+    from reviewer_ui.textdoc import _release_freed_memory, parse_json
+
+    try:
+        with open(src_path, "rb") as f:
+            data = f.read()
+    finally:
+        os.unlink(src_path)
+    try:
+        value = parse_json(data)
+    except ValueError as exc:
+        return "error", str(exc)
+    _values[key] = value
+    while len(_values) > KEEP:
+        _values.popitem(last=False)
+        _release_freed_memory()
+    return "ok", _row("$", value)
+
+
+def rows(key: str, path: tuple, start: int, count: int) -> list[tuple] | None:
+    """Helper side: rows ``start`` to ``start + count`` under the node at ``path``
+    (dict keys or list indexes from the top), or None if the value is gone."""
+    value = _values.get(key)
+    if value is None:
+        return None
+    for part in path:
+        value = value[part]
+    if isinstance(value, dict):
+        return [_row(k, v) for k, v in itertools.islice(value.items(), start, start + count)]
+    if isinstance(value, list):
+        return [_row(i, value[i]) for i in range(start, min(len(value), start + count))]
+    return []
+
+
+def close_value(key: str) -> None:
+    """Helper side: forget the value (freeing it there, not in the app)."""
+    from reviewer_ui.textdoc import _release_freed_memory
+
+    if _values.pop(key, None) is not None:
+        _release_freed_memory()
+
+
+def open_text(text: str) -> RemoteJson:
+    """App side (a worker): hand ``text`` to the helper and keep it parsed there.
+    Raises ValueError naming the problem when it is not JSON."""
+    from reviewer_ui.runtime import parsepool
+    from reviewer_ui.textdoc import _write_source
+
+    key = f"{os.getpid()}-{next(_keys)}"
+    outcome = parsepool.run(open_value, key, _write_source(text))
+    if outcome[0] != "ok":
+        raise ValueError(outcome[1])
+    return RemoteJson(key, outcome[1])
