@@ -17,7 +17,7 @@ import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -217,7 +217,9 @@ class LineDocument:
     banner_role: str = "error_bg"  # the banner's background (a theme colour name)
     # A document still being made elsewhere (a concurrent.futures.Future of the finished
     # LineDocument): this one is a preview, and the viewer swaps the result in when it is done.
+    # A viewer that stops showing it cancels it (``cancel_pending``); ``restart`` makes a new one.
     pending: Any = None
+    restart: Any = None
 
     def __post_init__(self) -> None:
         if self.max_len < 0:
@@ -423,6 +425,46 @@ def json_document(value: Any) -> LineDocument:
     return LineDocument(pretty_json(value).split("\n"), json_tokens)
 
 
+def _start_whole(text: str, what: str) -> Future:
+    """A Future of the whole document of a big text, made by the helper process; a
+    thread hands the text over so that the caller returns at once. Cancelling the
+    Future before the helper has started on it spares the helper the work."""
+    whole: Future = Future()
+
+    def make() -> None:
+        try:
+            src_path = _write_source(text)
+            from reviewer_ui.runtime import parsepool
+
+            inner = parsepool.submit(pretty_file, src_path)
+            whole.inner = inner
+            if whole.cancelled():
+                inner.cancel()
+            try:
+                outcome = inner.result()
+            except CancelledError:  # never started: the helper did not delete the file
+                os.unlink(src_path)
+                return
+            doc = _finished_document(outcome, text, what)[1]
+            if not whole.cancelled():
+                whole.set_result(doc)
+        except BaseException as exc:  # noqa: BLE001 - the viewer shows it in place of the text
+            if not whole.cancelled():
+                whole.set_exception(exc)
+
+    threading.Thread(target=make, name="pretty-feeder", daemon=True).start()
+    return whole
+
+
+def cancel_pending(doc: LineDocument) -> None:
+    """The viewer no longer shows ``doc``: drop the helper's work for it if not started."""
+    whole = doc.pending
+    if whole is not None and whole.cancel():
+        inner = getattr(whole, "inner", None)
+        if inner is not None:
+            inner.cancel()
+
+
 def _prepare_big(text: str, what: str) -> ParsedJsonText:
     """A big text: pretty-printed in the helper process into a file this process maps.
     Up to PREVIEW_FROM the caller (a worker) waits for it; above, it gets a preview of
@@ -430,18 +472,10 @@ def _prepare_big(text: str, what: str) -> ParsedJsonText:
     if len(text) <= PREVIEW_FROM:
         ok, doc = _finished_document(_pretty_in_helper(text), text, what)
         return ParsedJsonText(None, doc, ok, text, value_ready=False)
-    whole: Future = Future()
-
-    def make() -> None:
-        try:
-            whole.set_result(_finished_document(_pretty_in_helper(text), text, what)[1])
-        except BaseException as exc:  # noqa: BLE001 - the viewer shows it in place of the text
-            whole.set_exception(exc)
-
-    threading.Thread(target=make, name="pretty-feeder", daemon=True).start()
     size = len(text) / 1e6
     preview = LineDocument(preview_lines(text), json_tokens, banner=f"Showing the start of {what}: "
-                           f"reading all {size:.0f} MB…", banner_role="current", pending=whole)
+                           f"reading all {size:.0f} MB…", banner_role="current",
+                           pending=_start_whole(text, what), restart=lambda: _start_whole(text, what))
     return ParsedJsonText(None, preview, True, text, value_ready=False)
 
 

@@ -21,7 +21,7 @@ from PySide6.QtGui import QFontMetricsF, QGuiApplication, QKeySequence, QPainter
 from PySide6.QtWidgets import QAbstractScrollArea, QLineEdit
 
 from reviewer_ui import theme
-from reviewer_ui.textdoc import LineDocument, TextLines
+from reviewer_ui.textdoc import LineDocument, TextLines, cancel_pending
 
 _TOKEN_CACHE_LINES = 4000
 
@@ -62,6 +62,10 @@ class LineView(QAbstractScrollArea):
         return self._doc
 
     def set_document(self, doc: LineDocument) -> None:
+        if self._doc is not doc:
+            cancel_pending(self._doc)  # a big text no longer shown: spare the helper its work
+            if doc.pending is not None and doc.pending.cancelled() and doc.restart is not None:
+                doc.pending = doc.restart()  # shown again after it was cancelled
         self._doc = doc
         self._haystack = None
         self._tokens.clear()
@@ -83,7 +87,7 @@ class LineView(QAbstractScrollArea):
 
     def _on_pending_done(self, preview: LineDocument) -> None:
         """Swap the whole document in for its preview, where the user is looking."""
-        if preview is not self._doc:
+        if preview is not self._doc or preview.pending.cancelled():
             return  # another document was shown meanwhile
         try:
             doc = preview.pending.result()

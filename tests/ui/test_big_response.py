@@ -166,3 +166,28 @@ def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot):
     assert records.sibling(1, 1).data() == "[3000 items]  (showing 1 of 3000)"
     view.set_value(None)  # leaving the item: the helper lets go of the value
     assert parsepool.run(rows, handle.key, (), 0, 1) is None
+
+
+def test_moving_on_before_a_big_text_is_read_spares_the_helper_and_coming_back_reads_it(qtbot):
+    import glob
+    import tempfile
+
+    from reviewer_ui.runtime import parsepool
+
+    texts = [json.dumps(big_value(16_000 + k)) for k in range(3)]
+    before = set(glob.glob(f"{tempfile.gettempdir()}/reviewer-src-*"))
+    view = _viewer(qtbot)
+    docs = [prepare_json_text(text, "the tool response").document for text in texts]
+    for doc in docs:  # the user goes through three big items quickly
+        view.set_document(doc)
+    with qtbot.waitSignal(view.completed, timeout=60_000):
+        pass
+    assert view.document().lines[3] == '    "count": 16002'
+    cancelled = [doc.pending.cancelled() for doc in docs[:2]]
+    assert any(cancelled), "work for items no longer shown was dropped"
+    parsepool.run(len, "")  # the helper is idle again
+    # No file handed to the helper is left behind, read or not.
+    qtbot.waitUntil(lambda: set(glob.glob(f"{tempfile.gettempdir()}/reviewer-src-*")) <= before, timeout=5000)
+    with qtbot.waitSignal(view.completed, timeout=60_000):
+        view.set_document(docs[0])  # back to the first item
+    assert view.document().banner is None and view.document().lines[3] == '    "count": 16000'
