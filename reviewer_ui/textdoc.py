@@ -275,6 +275,7 @@ class ParsedJsonText:
     ok: bool
     source: str | None = None
     value_ready: bool = True
+    helper_key: str | None = None  # where the helper keeps the parsed value for the tree, if it does
 
 
 def pretty_index(text: str) -> tuple[bool, str]:
@@ -287,14 +288,19 @@ def pretty_index(text: str) -> tuple[bool, str]:
     return True, pretty_text(value, 2)
 
 
-def pretty_file(src_path: str) -> tuple:
+KEEP_VALUE_BELOW = 32 * 1024 * 1024  # the helper keeps the parsed value of texts up to this, for the tree
+
+
+def pretty_file(src_path: str, key: str | None = None) -> tuple:
     """Helper-process side of a big text: read the JSON text the app wrote to ``src_path``
     (and delete it), pretty-print it into a new temporary file, and index its lines.
 
     Returns ``("ok", out_path, block_starts, block_lines, n_lines)``, the index being a
     few kilobytes whatever the size (``block_index``), or ``("error", message)``. The app
     maps ``out_path`` read-only and deletes it (``_mapped_document``): nothing big travels
-    through the pipe, and nothing big is ever copied into the app's memory."""
+    through the pipe, and nothing big is ever copied into the app's memory. With a ``key``,
+    the parsed value of a text up to KEEP_VALUE_BELOW stays in the helper under it, so
+    that the tree (reviewer_ui.treeindex) need not parse the text again."""
     try:
         with open(src_path, "rb") as f:
             data = f.read()
@@ -304,6 +310,10 @@ def pretty_file(src_path: str) -> tuple:
         value = parse_json(data)
     except ValueError as exc:
         return "error", str(exc)
+    if key is not None and len(data) <= KEEP_VALUE_BELOW:
+        from reviewer_ui.treeindex import keep_value
+
+        keep_value(key, value)
     del data
     pretty = None
     if orjson is not None:
@@ -360,11 +370,11 @@ def _write_source(text: str) -> str:
     return src_path
 
 
-def _pretty_in_helper(text: str) -> tuple:
+def _pretty_in_helper(text: str, key: str | None = None) -> tuple:
     """Have the helper process pretty-print ``text`` (see ``pretty_file``)."""
     from reviewer_ui.runtime import parsepool
 
-    return parsepool.run(pretty_file, _write_source(text))
+    return parsepool.run(pretty_file, _write_source(text), key)
 
 
 def _finished_document(outcome: tuple, text: str, what: str) -> tuple[bool, LineDocument]:
@@ -425,7 +435,7 @@ def json_document(value: Any) -> LineDocument:
     return LineDocument(pretty_json(value).split("\n"), json_tokens)
 
 
-def _start_whole(text: str, what: str) -> Future:
+def _start_whole(text: str, what: str, key: str | None = None) -> Future:
     """A Future of the whole document of a big text, made by the helper process; a
     thread hands the text over so that the caller returns at once. Cancelling the
     Future before the helper has started on it spares the helper the work."""
@@ -436,7 +446,7 @@ def _start_whole(text: str, what: str) -> Future:
             src_path = _write_source(text)
             from reviewer_ui.runtime import parsepool
 
-            inner = parsepool.submit(pretty_file, src_path)
+            inner = parsepool.submit(pretty_file, src_path, key)
             whole.inner = inner
             if whole.cancelled():
                 inner.cancel()
@@ -469,14 +479,17 @@ def _prepare_big(text: str, what: str) -> ParsedJsonText:
     """A big text: pretty-printed in the helper process into a file this process maps.
     Up to PREVIEW_FROM the caller (a worker) waits for it; above, it gets a preview of
     the start at once and the viewer swaps the whole document in when it is ready."""
+    from reviewer_ui.treeindex import new_key
+
+    key = new_key()
     if len(text) <= PREVIEW_FROM:
-        ok, doc = _finished_document(_pretty_in_helper(text), text, what)
-        return ParsedJsonText(None, doc, ok, text, value_ready=False)
+        ok, doc = _finished_document(_pretty_in_helper(text, key), text, what)
+        return ParsedJsonText(None, doc, ok, text, value_ready=False, helper_key=key)
     size = len(text) / 1e6
     preview = LineDocument(preview_lines(text), json_tokens, banner=f"Showing the start of {what}: "
                            f"reading all {size:.0f} MB…", banner_role="current",
-                           pending=_start_whole(text, what), restart=lambda: _start_whole(text, what))
-    return ParsedJsonText(None, preview, True, text, value_ready=False)
+                           pending=_start_whole(text, what, key), restart=lambda: _start_whole(text, what, key))
+    return ParsedJsonText(None, preview, True, text, value_ready=False, helper_key=key)
 
 
 def prepare_json_text(text: str | None, what: str = "text") -> ParsedJsonText:
@@ -507,11 +520,13 @@ def ensure_value(ctx, parsed: ParsedJsonText) -> Any:
     """The parsed value for the tree (a job: parsing a big text takes a while). For a big
     text it stays in the helper process and this returns a handle to it (a
     reviewer_ui.treeindex.RemoteJson, which the tree model reads a batch of rows at a time):
-    the app never holds, nor has to free, the million objects of a parsed 5 MB response."""
-    if not parsed.value_ready and parsed.ok:
-        from reviewer_ui.treeindex import open_text
+    the app never holds, nor has to free, the million objects of a parsed 5 MB response.
+    A handle whose value the helper has let go of (the tree was closed) is renewed."""
+    from reviewer_ui.treeindex import RemoteJson, open_text
 
-        parsed.value = open_text(parsed.source)
+    remote = isinstance(parsed.value, RemoteJson)
+    if parsed.ok and parsed.source is not None and (remote or not parsed.value_ready):
+        parsed.value = open_text(parsed.source, parsed.value.key if remote else parsed.helper_key)
         parsed.value_ready = True
     return parsed.value
 

@@ -59,7 +59,7 @@ def _row(key: Any, value: Any) -> tuple:
 def open_value(key: str, src_path: str) -> tuple:
     """Helper side: parse the JSON text at ``src_path`` (deleting the file) and keep it
     under ``key``. Returns ``("ok", top row)`` or ``("error", message)``."""
-    from reviewer_ui.textdoc import _release_freed_memory, parse_json
+    from reviewer_ui.textdoc import parse_json
 
     try:
         with open(src_path, "rb") as f:
@@ -70,11 +70,24 @@ def open_value(key: str, src_path: str) -> tuple:
         value = parse_json(data)
     except ValueError as exc:
         return "error", str(exc)
+    keep_value(key, value)
+    return "ok", _row("$", value)
+
+
+def keep_value(key: str, value: Any) -> None:
+    """Helper side: keep ``value`` under ``key``, forgetting the oldest beyond KEEP."""
+    from reviewer_ui.textdoc import _release_freed_memory
+
     _values[key] = value
     while len(_values) > KEEP:
         _values.popitem(last=False)
         _release_freed_memory()
-    return "ok", _row("$", value)
+
+
+def top_row(key: str) -> tuple | None:
+    """Helper side: the top row of a value kept under ``key``, or None."""
+    value = _values.get(key)
+    return None if value is None else _row("$", value)
 
 
 def rows(key: str, path: tuple, start: int, count: int) -> list[tuple] | None:
@@ -100,13 +113,22 @@ def close_value(key: str) -> None:
         _release_freed_memory()
 
 
-def open_text(text: str) -> RemoteJson:
-    """App side (a worker): hand ``text`` to the helper and keep it parsed there.
+def new_key() -> str:
+    return f"{os.getpid()}-{next(_keys)}"
+
+
+def open_text(text: str, key: str | None = None) -> RemoteJson:
+    """App side (a worker): a handle to ``text`` parsed in the helper, reusing the value
+    kept under ``key`` when the helper still has it (it pretty-printed the same text).
     Raises ValueError naming the problem when it is not JSON."""
     from reviewer_ui.runtime import parsepool
     from reviewer_ui.textdoc import _write_source
 
-    key = f"{os.getpid()}-{next(_keys)}"
+    if key is not None:
+        top = parsepool.run(top_row, key)  # queued behind the pretty-printing of that text
+        if top is not None:
+            return RemoteJson(key, top)
+    key = new_key()
     outcome = parsepool.run(open_value, key, _write_source(text))
     if outcome[0] != "ok":
         raise ValueError(outcome[1])

@@ -166,6 +166,11 @@ def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot):
     assert records.sibling(1, 1).data() == "[3000 items]  (showing 1 of 3000)"
     view.set_value(None)  # leaving the item: the helper lets go of the value
     assert parsepool.run(rows, handle.key, (), 0, 1) is None
+    again = ensure_value(None, parsed)  # back to the tree of the same item
+    view.set_value(again)
+    top = model.index(0, 0)
+    qtbot.waitUntil(lambda: model.rowCount(top) == 2, timeout=10_000)
+    assert model.index(1, 1, top).data().startswith("[3000 items]")
 
 
 def test_moving_on_before_a_big_text_is_read_spares_the_helper_and_coming_back_reads_it(qtbot):
