@@ -15,6 +15,7 @@ Ratios to the budgets are printed beside the times.
   two plain QPlainTextEdits given both documents and (with --deepdiff) DeepDiff;
 
 Run: .venv/bin/python bench/viewer_bench.py [--repeat N] [--only open,item,diff,table] [--deepdiff]
+     [--no-switch-interval] [--no-gc-pause] [--no-disposal]  (each workaround off, for before/after)
 """
 
 from __future__ import annotations
@@ -369,7 +370,18 @@ def main() -> int:
     theme.apply(app, "light")
     from reviewer_ui.runtime.threadpolicy import favour_gui_thread
 
-    favour_gui_thread()  # as the main window does
+    if "--no-switch-interval" not in sys.argv:  # measures whether the workaround still matters
+        favour_gui_thread()  # as the main window does
+    if "--no-gc-pause" in sys.argv:
+        import contextlib
+
+        from reviewer_ui.runtime import gcpolicy
+
+        gcpolicy.paused = contextlib.nullcontext
+    if "--no-disposal" in sys.argv:  # the item view drops the previous item instead of taking it apart
+        import reviewer_ui.views.item_view as item_view
+
+        item_view.dispose = lambda runner, *objects: None
     doc = make_document()
     text = json.dumps(doc)
     fig("document_size", len(text) / 1e6, "MB")

@@ -151,6 +151,7 @@ def _partial(changes: list[Change], doc: AlignedDocument) -> DiffResult:
     n = len(doc.kinds)
     ldoc = _side(doc.left_chunks[:], doc.left_fillers[:], doc.changed_runs[:], n)
     rdoc = _side(doc.right_chunks[:], doc.right_fillers[:], doc.changed_runs[:], n)
+    ldoc.max_len = rdoc.max_len = max(ldoc.max_len, rdoc.max_len)
     return DiffResult(changes, None, ldoc, rdoc, [None] * len(changes), complete=False, shown=threading.Event())
 
 
@@ -186,6 +187,8 @@ def _build_diff(ctx, left, right, options, on_partial) -> DiffResult:
     runs = aligned.changed_runs
     ldoc = _side(aligned.left_chunks, aligned.left_fillers, runs, n)
     rdoc = _side(aligned.right_chunks, aligned.right_fillers, runs, n)
+    # The panes scroll sideways together: the same range on both keeps their scroll bars alike.
+    ldoc.max_len = rdoc.max_len = max(ldoc.max_len, rdoc.max_len)
     # The panes have the text now: the chunks would only cost memory.
     aligned.left_chunks, aligned.right_chunks = [], []
     # First changed row of each path, found by walking the changed rows once
