@@ -301,15 +301,9 @@ def pretty_file(src_path: str, key: str | None = None) -> tuple:
     through the pipe, and nothing big is ever copied into the app's memory. With a ``key``,
     the parsed value of a text up to KEEP_VALUE_BELOW stays in the helper under it, so
     that the tree (reviewer_ui.treeindex) need not parse the text again."""
-    try:
-        with open(src_path, "rb") as f:
-            data = f.read()
-    finally:
-        os.unlink(src_path)
-    try:
-        value = parse_json(data)
-    except ValueError as exc:
-        return "error", str(exc)
+    data, value = read_handed_over(src_path)
+    if data is None:
+        return "error", value
     if key is not None and len(data) <= KEEP_VALUE_BELOW:
         from reviewer_ui.treeindex import keep_value
 
@@ -330,6 +324,20 @@ def pretty_file(src_path: str, key: str | None = None) -> tuple:
         f.write(pretty)
     _release_freed_memory()
     return "ok", out_path, starts, firsts, n
+
+
+def read_handed_over(src_path: str) -> tuple[bytes | None, Any]:
+    """Helper side: the JSON text the app wrote to ``src_path`` (``_write_source``; the file
+    is deleted) and its parsed value, or ``(None, message)`` when it is not JSON."""
+    try:
+        with open(src_path, "rb") as f:
+            data = f.read()
+    finally:
+        os.unlink(src_path)
+    try:
+        return data, parse_json(data)
+    except ValueError as exc:
+        return None, str(exc)
 
 
 def _release_freed_memory() -> None:

@@ -59,17 +59,12 @@ def _row(key: Any, value: Any) -> tuple:
 def open_value(key: str, src_path: str) -> tuple:
     """Helper side: parse the JSON text at ``src_path`` (deleting the file) and keep it
     under ``key``. Returns ``("ok", top row)`` or ``("error", message)``."""
-    from reviewer_ui.textdoc import parse_json
+    from reviewer_ui.textdoc import read_handed_over
 
-    try:
-        with open(src_path, "rb") as f:
-            data = f.read()
-    finally:
-        os.unlink(src_path)
-    try:
-        value = parse_json(data)
-    except ValueError as exc:
-        return "error", str(exc)
+    data, value = read_handed_over(src_path)
+    if data is None:
+        return "error", value
+    del data
     keep_value(key, value)
     return "ok", _row("$", value)
 

@@ -32,11 +32,16 @@ def test_a_job_waits_for_the_caller_to_let_go_before_taking_apart(qtbot):
     assert emptied and emptied[0] > 1000, "taken apart piece by piece, not left whole for the caller to free"
 
 
-def test_the_replaced_diff_is_dropped_when_the_new_one_shows(qtbot, runner):
+def shown_diff_view(qtbot, runner) -> DiffView:
     view = DiffView(runner)
     qtbot.addWidget(view)
     view.resize(900, 600)
     view.show()
+    return view
+
+
+def test_the_replaced_diff_is_dropped_when_the_new_one_shows(qtbot, runner):
+    view = shown_diff_view(qtbot, runner)
     with qtbot.waitSignal(view.ready, timeout=5000):
         view.compare(LEFT, RIGHT)
     first = weakref.ref(view.result)
@@ -63,10 +68,7 @@ def big_pair():
 
 def test_a_big_diff_shows_its_first_rows_then_the_whole_where_the_user_looks(qtbot, runner):
     left, right = big_pair()
-    view = DiffView(runner)
-    qtbot.addWidget(view)
-    view.resize(900, 600)
-    view.show()
+    view = shown_diff_view(qtbot, runner)
     seen = []
     view.first_screen.connect(lambda: seen.append(("first", len(view.left.document()), view.result.complete)))
     view.ready.connect(lambda: seen.append(("whole", len(view.left.document()), view.result.complete)))
@@ -90,10 +92,7 @@ def test_a_big_diff_shows_its_first_rows_then_the_whole_where_the_user_looks(qtb
 
 def test_the_whole_diff_keeps_the_place_the_user_scrolled_to_in_the_first_rows(qtbot, runner):
     left, right = big_pair()
-    view = DiffView(runner)
-    qtbot.addWidget(view)
-    view.resize(900, 600)
-    view.show()
+    view = shown_diff_view(qtbot, runner)
     places = []
 
     def scroll_down():
