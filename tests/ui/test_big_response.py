@@ -78,6 +78,14 @@ def test_opening_a_50_mb_response_keeps_the_event_loop_responsive(qtbot, runner,
 
     parsepool.run(len, "")  # the app starts the helper at start-up
     view = _viewer(qtbot)
+    # What an idle event loop sees on this (shared, 2-core) machine right now: the stall
+    # allowed is 50 ms beyond that, so that a busy neighbour does not fail the test.
+    idle = GapMeter()
+    idle.start()
+    window = QTimer(singleShot=True, interval=1500)
+    with qtbot.waitSignal(window.timeout, timeout=5000):
+        window.start()
+    noise = idle.stop()
     meter = GapMeter()
     meter.start()
     started = time.perf_counter()
@@ -96,9 +104,10 @@ def test_opening_a_50_mb_response_keeps_the_event_loop_responsive(qtbot, runner,
     assert doc.lines[len(doc) - 1] == "}" and doc.lines[len(doc) // 2] == expected.split("\n", len(doc) // 2 + 1)[len(doc) // 2]
     view.verticalScrollBar().setValue(view.verticalScrollBar().maximum())
     view.grab().save(f"{SHOTS}/big-response-end.png")
-    print(f"first screen {first_screen_ms:.0f} ms, worst event-loop gap beyond the timer period {stall:.1f} ms")
+    print(f"first screen {first_screen_ms:.0f} ms, worst event-loop gap beyond the timer period {stall:.1f} ms"
+          f" (idle: {noise:.1f} ms)")
     assert first_screen_ms < 1000
-    assert stall < 50, f"the GUI stalled {stall:.0f} ms while a 50 MB response opened"
+    assert stall < 50 + noise, f"the GUI stalled {stall:.0f} ms while a 50 MB response opened (idle: {noise:.0f} ms)"
 
 
 def test_the_whole_document_appears_where_the_user_scrolled_the_preview(qtbot, runner):
