@@ -2,9 +2,11 @@
 
 Why a process: ``orjson.loads`` of a 5 MB response is one C call of 40-100 ms
 that holds the GIL, and a Python worker thread holding the GIL freezes the
-GUI thread just the same. In a separate process the GUI keeps running; what
-comes back is one pretty-printed string plus an array of line starts
-(ui.textdoc.TextLines), which unpickle at memcpy speed.
+GUI thread just the same. In a separate process the GUI keeps running. Big texts
+go and come back through temporary files (reviewer_ui.textdoc.pretty_file): the
+app maps the pretty-printed file and gets only a block index of a few kilobytes
+through the pipe; a big response's tree stays parsed here and is read a batch of
+rows at a time (reviewer_ui.treeindex).
 
 The process is started once (``warm_up`` at app start) with the "spawn"
 method (forking a process that runs Qt threads is unsafe). If it cannot be
