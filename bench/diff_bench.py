@@ -42,6 +42,7 @@ def measure(label: str, records: int, n_changes: int, runs: int, suffix: str) ->
     assert [c.path for c in changes] == changed, "the diff must find exactly the changed values"
     diff_ms = median_ms(lambda: diff(left, right), runs)
     align_ms = median_ms(lambda: align(left, right, changes), runs)
+    align_text_ms = median_ms(lambda: align(left, right, changes, as_text=True), runs)  # what the diff view uses
     # Baselines on the same document: parsing it, and pretty-printing it with json.
     compact = json.dumps(left)
     parse_ms = median_ms(lambda: json.loads(compact), runs)
@@ -51,6 +52,8 @@ def measure(label: str, records: int, n_changes: int, runs: int, suffix: str) ->
     print(f"{label}_aligned_rows{suffix}: {len(doc)} rows")
     print(f"{label}_diff{suffix}: {diff_ms:.1f} ms")
     print(f"{label}_align{suffix}: {align_ms:.1f} ms")
+    print(f"{label}_align_as_text{suffix}: {align_text_ms:.1f} ms")
+    print(f"{label}_align_as_text_vs_lines{suffix}: {align_text_ms / align_ms:.2f} ratio")
     print(f"{label}_json_parse{suffix}: {parse_ms:.1f} ms")
     print(f"{label}_json_pretty_print{suffix}: {pretty_ms:.1f} ms")
     print(f"{label}_diff_vs_json_parse{suffix}: {diff_ms / parse_ms:.2f} ratio")

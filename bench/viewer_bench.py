@@ -11,7 +11,11 @@ Prints one figure per line as ``name: value unit``:
 - table_*: scrolling a 100,000-item table page by page.
 Ratios to the budgets are printed beside the times.
 
-Run: .venv/bin/python bench/viewer_bench.py [--repeat N]
+- diff_first_screen: until the first rows of a big diff are painted (target 150 ms), beside
+  two plain QPlainTextEdits given both documents and (with --deepdiff) DeepDiff;
+
+Run: .venv/bin/python bench/viewer_bench.py [--repeat N] [--only open,item,diff,table] [--deepdiff]
+     [--no-switch-interval] [--no-gc-pause] [--no-disposal]  (each workaround off, for before/after)
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from PySide6.QtCore import QElapsedTimer, QThreadPool, QTimer
 from PySide6.QtWidgets import QApplication
 
 OPEN_BUDGET_MS, RSS_BUDGET_MB, STALL_BUDGET_MS = 150.0, 150.0, 50.0
+DIFF_VISIBLE_TARGET_MS = 150.0  # issue #14: a 5 MB diff visible in the app
 
 
 def rss_mb() -> float:
@@ -229,18 +234,26 @@ def bench_diff(app, runner, doc: dict, repeat: int) -> None:
     view.show()
     settle(app)  # first paint and font set-up happen once per app, not per diff
     meter = StallMeter()
-    times, stalls = [], []
+    firsts, times, stalls = [], [], []
     for _ in range(repeat):
-        done = []
+        first, done = [], []
+        if hasattr(view, "first_screen"):  # (the bench also runs against older code, for before/after)
+            view.first_screen.connect(lambda first=first: first.append(time.perf_counter()))
         view.ready.connect(lambda done=done: done.append(time.perf_counter()))
         meter.start()
         t0 = time.perf_counter()
         view.compare(doc, other)
+        spin_until(app, lambda first=first, done=done: bool(first or done), timeout=120)
+        view.repaint()  # the first screen is painted
+        firsts.append((time.perf_counter() - t0) * 1000)
         spin_until(app, lambda done=done: bool(done), timeout=120)
         view.repaint()
         times.append((time.perf_counter() - t0) * 1000)
         stalls.append(meter.stop())
+        if hasattr(view, "first_screen"):
+            view.first_screen.disconnect()
         view.ready.disconnect()
+    fig("diff_first_screen", statistics.median(firsts), "ms", DIFF_VISIBLE_TARGET_MS)
     fig("diff_to_visible", statistics.median(times), "ms")
     fig("diff_changes", len(view.result.changes), "changes")
     fig("diff_max_stall", max(stalls), "ms", STALL_BUDGET_MS)
@@ -249,12 +262,42 @@ def bench_diff(app, runner, doc: dict, repeat: int) -> None:
         view.next_change()
         view.left.viewport().repaint()
     fig("diff_next_change", (time.perf_counter() - t0) * 1000 / max(1, len(view.result.changes)), "ms")
-    # The replaced diffs are taken apart on a worker a moment later (seconds of Python):
-    # let that finish, or it would compete with the next section's measurements.
-    from reviewer_ui.views.diff_view import RETIRE_AFTER_MS
+    # Peers in the same run: the two documents pretty-printed into two plain QPlainTextEdits
+    # (no alignment, no highlighting, the GUI blocked all along), and DeepDiff's structural diff.
+    from PySide6.QtWidgets import QPlainTextEdit
 
-    settle(app, RETIRE_AFTER_MS / 1000 + 0.1)
-    spin_until(app, lambda: runner.active == 0, timeout=60)
+    from reviewer.jsondiff.render import pretty_text
+
+    texts = (pretty_text(doc, 2), pretty_text(other, 2))
+    edits = [QPlainTextEdit(), QPlainTextEdit()]
+    for edit in edits:
+        edit.resize(600, 800)
+        edit.show()
+    settle(app)
+    t0 = time.perf_counter()
+    for edit, text in zip(edits, texts):
+        edit.setPlainText(text)
+        edit.viewport().repaint()
+    peer = (time.perf_counter() - t0) * 1000
+    fig("diff_peer_two_qplaintextedits", peer, "ms")
+    print(f"diff_first_screen_vs_peer: {statistics.median(firsts) / peer:.3f} ratio")
+    print(f"diff_to_visible_vs_peer: {statistics.median(times) / peer:.3f} ratio")
+    for edit in edits:
+        edit.close()
+        edit.deleteLater()
+    try:
+        from deepdiff import DeepDiff
+    except ImportError:
+        DeepDiff = None
+        print("diff_peer_deepdiff: not installed")
+    if "--deepdiff" in sys.argv and DeepDiff is not None:
+        t0 = time.perf_counter()
+        DeepDiff(doc, other)
+        deep = (time.perf_counter() - t0) * 1000
+        fig("diff_peer_deepdiff", deep, "ms")
+        print(f"diff_to_visible_vs_deepdiff: {statistics.median(times) / deep:.3f} ratio")
+    settle(app)
+    spin_until(app, lambda: runner.active == 0, timeout=60)  # older code frees replaced diffs on a worker
 
 
 def bench_table(app) -> None:
@@ -327,7 +370,18 @@ def main() -> int:
     theme.apply(app, "light")
     from reviewer_ui.runtime.threadpolicy import favour_gui_thread
 
-    favour_gui_thread()  # as the main window does
+    if "--no-switch-interval" not in sys.argv:  # measures whether the workaround still matters
+        favour_gui_thread()  # as the main window does
+    if "--no-gc-pause" in sys.argv:
+        import contextlib
+
+        from reviewer_ui.runtime import gcpolicy
+
+        gcpolicy.paused = contextlib.nullcontext
+    if "--no-disposal" in sys.argv:  # the item view drops the previous item instead of taking it apart
+        import reviewer_ui.views.item_view as item_view
+
+        item_view.dispose = lambda runner, *objects: None
     doc = make_document()
     text = json.dumps(doc)
     fig("document_size", len(text) / 1e6, "MB")
@@ -335,10 +389,15 @@ def main() -> int:
 
     parsepool.run(len, "")  # start the helper process, as the app does at start-up
     runner = JobRunner(QThreadPool())
-    bench_open(app, runner, text, repeat)
-    bench_item(app, text, doc, repeat)
-    bench_diff(app, runner, doc, max(1, repeat // 2))
-    bench_table(app)
+    only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
+    if only is None or "open" in only:
+        bench_open(app, runner, text, repeat)
+    if only is None or "item" in only:
+        bench_item(app, text, doc, repeat)
+    if only is None or "diff" in only:
+        bench_diff(app, runner, doc, max(1, repeat // 2))
+    if only is None or "table" in only:
+        bench_table(app)
     runner.shutdown(10000)
     return 0
 

@@ -8,7 +8,9 @@ and character spans inside long changed strings.
 
 from __future__ import annotations
 
+import threading
 from array import array
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,19 +26,28 @@ from reviewer.jsondiff import (
 )
 from reviewer.jsondiff.render import scalar_text
 from reviewer_ui.runtime import gcpolicy
-from reviewer_ui.textdoc import LineDocument, json_tokens
+from reviewer_ui.textdoc import LineDocument, TextLines, json_tokens
 
 ROLE_OF_KIND = {"added": "added", "removed": "removed", "changed": "changed", "type_changed": "changed",
                 "moved": "moved"}
 
 
+FIRST_ROWS = 2000  # a diff laid out in more rows than this shows its top first (``on_partial``)
+# How long the worker waits for the viewer to paint the first rows before laying out the
+# rest. Painting is Python code, and so is the layout: run together, every Qt call of the
+# paint waits for the GIL, and the first screen took 5-10 times longer (bench/viewer_bench.py).
+SHOWN_WAIT_S = 0.25
+
+
 @dataclass
 class DiffResult:
     changes: list[Change]
-    aligned: AlignedDocument
+    aligned: AlignedDocument | None  # None in a partial result
     left: LineDocument
     right: LineDocument
     change_rows: list[int | None]  # row of each change in ``aligned`` (None when not shown)
+    complete: bool = True  # False: only the first rows of a big diff, the rest is being laid out
+    shown: threading.Event | None = None  # a partial result: set by the viewer once it painted it
 
     def differences_only(self, context: int = 3) -> tuple[LineDocument, LineDocument, list[int | None]]:
         """Both sides with long equal runs folded into "… N equal lines" rows,
@@ -65,44 +76,47 @@ def _subset(doc: LineDocument, rows: list[int | None], labels) -> LineDocument:
 
 
 class LineNumbers(Sequence):
-    """The gutter numbers of one side of a diff: a C array with 0 for "no number"
-    (a filler row). 400k Python ints in a list cost ~13 MB, and freeing them is one
-    C call that holds the GIL ~10 ms, stalling the GUI thread (see reviewer_ui.runtime.disposal)."""
+    """The gutter numbers of one side of a diff, from its filler rows alone: row ``r``
+    shows ``r + 1`` minus the fillers above it, a filler shows none. A sorted C array of
+    the (usually few) filler rows replaces a number per row: nothing per line to build
+    on the worker, nothing per line to free on the GUI thread."""
 
-    def __init__(self, numbers: array):
-        self._numbers = numbers
+    def __init__(self, n_rows: int, fillers: array):
+        self._n = n_rows
+        self._fillers = fillers
 
     def __len__(self) -> int:
-        return len(self._numbers)
+        return self._n
 
     def __getitem__(self, index):
         if isinstance(index, slice):
-            return [n or None for n in self._numbers[index]]
-        return self._numbers[index] or None
+            return [self[i] for i in range(*index.indices(self._n))]
+        if index < 0:
+            index += self._n
+        if not 0 <= index < self._n:
+            raise IndexError(index)
+        k = bisect_left(self._fillers, index)
+        if k < len(self._fillers) and self._fillers[k] == index:
+            return None
+        return index + 1 - k
 
 
-def _side(lines: list[str | None], kinds: list[str | None]) -> LineDocument:
-    texts: list[str] = []
-    roles: dict[int, str] = {}
-    numbers = array("l")
-    n = longest = 0
-    for row, line in enumerate(lines):
-        if line is None:
-            texts.append("")
-            roles[row] = "filler"
-            numbers.append(0)
-            continue
-        n += 1
-        texts.append(line)
-        numbers.append(n)
-        # Measured here, in bytecode the GUI thread can interleave with: LineDocument's
-        # own max(map(len, lines)) is one C call holding the GIL ~25 ms on 600k lines,
-        # a stall of the GUI thread while this runs on a worker.
-        longest = max(longest, len(line))
-        kind = kinds[row]
-        if kind is not None:
-            roles[row] = ROLE_OF_KIND.get(kind, "changed")
-    return LineDocument(texts, json_tokens, roles, {}, LineNumbers(numbers), max_len=longest)
+def _side(chunks: list[str], fillers: list[int], runs: list[tuple[int, int, str]], n_rows: int) -> LineDocument:
+    """One side of an aligned document laid out as text (``align(..., as_text=True)``):
+    its chunks joined into one text (TextLines), "filler" rows where it has no line, a
+    role per changed row. Nothing here is done per line: the worker building it holds
+    the GIL only for a join of a few thousand chunks, and the GUI gets one string."""
+    text = "\n".join(chunks)
+    roles: dict[int, str] = dict.fromkeys(fillers, "filler")
+    for start, stop, kind in runs:
+        role = ROLE_OF_KIND.get(kind, "changed")
+        for row in range(start, stop):
+            roles.setdefault(row, role)
+    lines = TextLines(text) if n_rows else []
+    # The longest line is measured in the first block only; the viewer widens its range
+    # as it paints longer ones (as for any big text).
+    longest = lines.longest_in_first_block() if n_rows else 0
+    return LineDocument(lines, json_tokens, roles, {}, LineNumbers(n_rows, array("l", fillers)), max_len=longest)
 
 
 def _escaped_offsets(text: str) -> list[int]:
@@ -132,27 +146,60 @@ def _string_spans(doc: LineDocument, row: int, value: str, ops, side: str) -> No
             marks.append((start + cols[a], start + cols[b], role if tag != "replace" else "span_changed"))
 
 
-def build_diff(ctx: JobContext | None, left: Any, right: Any, options: DiffOptions | None = None) -> DiffResult:
-    """Diff and lay out two JSON values (a job; runs with the collector paused, see reviewer_ui.runtime.gcpolicy)."""
+def _partial(changes: list[Change], doc: AlignedDocument) -> DiffResult:
+    """The rows laid out so far (all final), as a result the view can show."""
+    n = len(doc.kinds)
+    ldoc = _side(doc.left_chunks[:], doc.left_fillers[:], doc.changed_runs[:], n)
+    rdoc = _side(doc.right_chunks[:], doc.right_fillers[:], doc.changed_runs[:], n)
+    ldoc.max_len = rdoc.max_len = max(ldoc.max_len, rdoc.max_len)
+    return DiffResult(changes, None, ldoc, rdoc, [None] * len(changes), complete=False, shown=threading.Event())
+
+
+def _hand_over(on_partial, result: DiffResult) -> None:
+    """Give the first rows to the viewer and let it paint them before going on."""
+    on_partial(result)
+    result.shown.wait(SHOWN_WAIT_S)
+
+
+def build_diff(ctx: JobContext | None, left: Any, right: Any, options: DiffOptions | None = None,
+               on_partial=None) -> DiffResult:
+    """Diff and lay out two JSON values (a job on a worker thread).
+
+    The result is compact: each pane is one string plus the (few) filler and changed
+    rows, not a Python object per line, so handing it to the GUI and later dropping
+    it costs the GUI thread next to nothing (no piecewise freeing on a worker). The
+    layout still allocates a few hundred thousand tracked objects (blocks, paths,
+    tasks): it runs with the collector paused (reviewer_ui.runtime.gcpolicy), whose
+    full collections would otherwise hold the GIL for 100-300 ms.
+    ``on_partial(result)``, when given, receives the first FIRST_ROWS rows of a bigger
+    diff (``complete`` False, no change rows yet) while the rest is laid out."""
     with gcpolicy.paused():
-        return _build_diff(ctx, left, right, options)
+        return _build_diff(ctx, left, right, options, on_partial)
 
 
-def _build_diff(ctx: JobContext | None, left: Any, right: Any, options: DiffOptions | None) -> DiffResult:
+def _build_diff(ctx, left, right, options, on_partial) -> DiffResult:
     changes = diff(left, right, options or DiffOptions(), ctx)
     if ctx is not None:
         ctx.check_cancelled()
-    aligned = align(left, right, changes)
-    ldoc, rdoc = _side(aligned.left_lines, aligned.kinds), _side(aligned.right_lines, aligned.kinds)
+    first = None if on_partial is None else (lambda doc: _hand_over(on_partial, _partial(changes, doc)))
+    aligned = align(left, right, changes, first_rows=FIRST_ROWS, on_first_rows=first, as_text=True)
+    n = len(aligned.kinds)
+    runs = aligned.changed_runs
+    ldoc = _side(aligned.left_chunks, aligned.left_fillers, runs, n)
+    rdoc = _side(aligned.right_chunks, aligned.right_fillers, runs, n)
+    # The panes scroll sideways together: the same range on both keeps their scroll bars alike.
+    ldoc.max_len = rdoc.max_len = max(ldoc.max_len, rdoc.max_len)
+    # The panes have the text now: the chunks would only cost memory.
+    aligned.left_chunks, aligned.right_chunks = [], []
     # First changed row of each path, found by walking the changed rows once
     # (row_of_path per change would scan every block for every change).
     left_rows: dict[tuple, int] = {}
     right_rows: dict[tuple, int] = {}
-    for row, kind in enumerate(aligned.kinds):
-        if kind is not None:
-            if aligned.left_lines[row] is not None:
+    for start, stop, _kind in runs:
+        for row in range(start, stop):
+            if ldoc.roles.get(row) != "filler":
                 left_rows.setdefault(aligned.left_path(row), row)
-            if aligned.right_lines[row] is not None:
+            if rdoc.roles.get(row) != "filler":
                 right_rows.setdefault(aligned.right_path(row), row)
 
     def row_of(path, side):

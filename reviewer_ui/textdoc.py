@@ -9,10 +9,15 @@ lines it paints, which is what keeps a 5 MB document cheap to open.
 from __future__ import annotations
 
 import json
+import mmap
+import os
 import re
+import tempfile
+import threading
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -68,37 +73,44 @@ def python_tokens(line: str) -> list[Token]:
     return [(m.start(), m.end(), m.lastgroup or "name") for m in _PY_TOKEN.finditer(line)]
 
 
-class TextLines(Sequence):
-    """The lines of one big text, without a Python string per line.
+def block_index(text: str | bytes, block: int) -> tuple[array, array, int]:
+    """Cut ``text`` (str or bytes) into blocks of about ``block`` characters at line
+    ends: (first offset of each block, first line number of each block, line count).
+    A couple of C-speed ``find``/``count`` calls per block: a 200 MB text is indexed
+    in about 100 ms and the index is a few kilobytes."""
+    nl = "\n" if isinstance(text, str) else b"\n"
+    starts, firsts = array("q", [0]), array("q", [0])
+    pos, n, size = 0, 0, len(text)
+    while True:
+        cut = text.find(nl, min(pos + block, size))
+        if cut == -1:
+            break
+        n += text.count(nl, pos, cut + 1)
+        pos = cut + 1
+        starts.append(pos)
+        firsts.append(n)
+    return starts, firsts, n + text.count(nl, pos) + 1
 
-    The text is cut into blocks of about ``BLOCK`` characters at line ends;
-    indexing finds the block (bisect over the blocks' first line numbers) and
-    splits just that block, keeping the last few split blocks. Building the
-    index is a couple of C-speed ``find``/``count`` calls per block, so a
-    400k-line document is indexed in milliseconds instead of the ~100 ms that
-    ``text.split`` plus per-line lengths take.
-    """
+
+class _BlockLines(Sequence):
+    """Lines of one big text kept whole, cut into blocks at line ends (see ``block_index``);
+    indexing finds the block (bisect over the blocks' first line numbers) and splits just
+    that block, keeping the last few split blocks. Subclasses say how a block becomes lines."""
 
     BLOCK = 64 * 1024
     CACHED_BLOCKS = 32
 
-    __slots__ = ("_cache", "block_lines", "block_starts", "n", "text")
+    __slots__ = ("_cache", "block_lines", "block_starts", "n")
 
-    def __init__(self, text: str):
-        self.text = text
-        starts, firsts = array("q", [0]), array("q", [0])
-        pos, n, size = 0, 0, len(text)
-        while True:
-            cut = text.find("\n", min(pos + self.BLOCK, size))
-            if cut == -1:
-                break
-            n += text.count("\n", pos, cut + 1)
-            pos = cut + 1
-            starts.append(pos)
-            firsts.append(n)
-        self.block_starts, self.block_lines = starts, firsts
-        self.n = n + text.count("\n", pos) + 1
+    def __init__(self, starts: array, firsts: array, n: int):
+        self.block_starts, self.block_lines, self.n = starts, firsts, n
         self._cache: dict[int, list[str]] = {}
+
+    def _size(self) -> int:
+        raise NotImplementedError
+
+    def _split(self, start: int, end: int) -> list[str]:
+        raise NotImplementedError
 
     def __len__(self) -> int:
         return self.n
@@ -108,8 +120,8 @@ class TextLines(Sequence):
         if lines is None:
             if len(self._cache) >= self.CACHED_BLOCKS:
                 self._cache.pop(next(iter(self._cache)))
-            end = self.block_starts[b + 1] - 1 if b + 1 < len(self.block_starts) else len(self.text)
-            lines = self.text[self.block_starts[b] : end].split("\n")
+            end = self.block_starts[b + 1] - 1 if b + 1 < len(self.block_starts) else self._size()
+            lines = self._split(self.block_starts[b], end)
             self._cache[b] = lines
         return lines
 
@@ -122,6 +134,27 @@ class TextLines(Sequence):
             raise IndexError(index)
         b = bisect_right(self.block_lines, index) - 1
         return self._block(b)[index - self.block_lines[b]]
+
+    def longest_in_first_block(self) -> int:
+        return max(map(len, self._block(0)), default=0)
+
+
+class TextLines(_BlockLines):
+    """The lines of one big str, without a Python string per line (see ``_BlockLines``).
+    Building the index is a few C calls per block, so a 400k-line document is indexed
+    in milliseconds instead of the ~100 ms that ``text.split`` plus per-line lengths take."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+        super().__init__(*block_index(text, self.BLOCK))
+
+    def _size(self) -> int:
+        return len(self.text)
+
+    def _split(self, start: int, end: int) -> list[str]:
+        return self.text[start:end].split("\n")
 
     def position(self, offset: int) -> tuple[int, int]:
         """(line, column) of a character offset into the text."""
@@ -138,8 +171,28 @@ class TextLines(Sequence):
             pos = self.text.index("\n", pos) + 1
         return pos + column
 
-    def longest_in_first_block(self) -> int:
-        return max(map(len, self._block(0)), default=0)
+
+class ByteLines(_BlockLines):
+    """The lines of a big UTF-8 text held as bytes, typically a read-only ``mmap`` of a
+    file the helper process wrote (reviewer_ui.runtime.parsepool): only the blocks
+    on screen are ever decoded, and pages never touched never count in this process's
+    memory. The block index comes with the buffer (computed where the text was made)."""
+
+    __slots__ = ("buffer",)
+
+    def __init__(self, buffer, starts: array, firsts: array, n: int):
+        self.buffer = buffer
+        super().__init__(starts, firsts, n)
+
+    def _size(self) -> int:
+        return len(self.buffer)
+
+    def _split(self, start: int, end: int) -> list[str]:
+        # Blocks end at a newline, so no UTF-8 sequence is ever cut in two.
+        return self.buffer[start:end].decode("utf-8", "replace").split("\n")
+
+    def text(self) -> str:
+        return self.buffer[:].decode("utf-8", "replace")
 
 
 @dataclass
@@ -161,6 +214,12 @@ class LineDocument:
     paths: Sequence[str | None] | None = None
     banner: str | None = None  # a message shown above the text (parse error...)
     max_len: int = -1
+    banner_role: str = "error_bg"  # the banner's background (a theme colour name)
+    # A document still being made elsewhere (a concurrent.futures.Future of the finished
+    # LineDocument): this one is a preview, and the viewer swaps the result in when it is done.
+    # A viewer that stops showing it cancels it (``cancel_pending``); ``restart`` makes a new one.
+    pending: Any = None
+    restart: Any = None
 
     def __post_init__(self) -> None:
         if self.max_len < 0:
@@ -175,6 +234,8 @@ class LineDocument:
     def text(self) -> str:
         if isinstance(self.lines, TextLines):
             return self.lines.text
+        if isinstance(self.lines, ByteLines):
+            return self.lines.text()
         return "\n".join(self.lines)
 
 
@@ -194,6 +255,8 @@ def parse_json(text: str) -> Any:
 
 
 BIG_TEXT = 256 * 1024  # above this, parse and pretty-print in the helper process
+PREVIEW_FROM = 4 * 1024 * 1024  # above this, show the start at once while the helper works
+_WRITE_CHUNK = 1 << 20  # characters per write when handing a text to the helper (short GIL holds)
 
 
 @dataclass
@@ -202,6 +265,9 @@ class ParsedJsonText:
 
     For big texts the value is not kept (``value_ready`` False): the viewer only
     needs the pretty lines, and ``ensure_value`` parses it when a tree asks for it.
+    For very big texts ``document`` is a preview whose ``pending`` future brings the
+    whole document; ``ok`` is then True until the helper says otherwise (the viewer
+    shows its message in place of the text).
     """
 
     value: Any
@@ -209,6 +275,7 @@ class ParsedJsonText:
     ok: bool
     source: str | None = None
     value_ready: bool = True
+    helper_key: str | None = None  # where the helper keeps the parsed value for the tree, if it does
 
 
 def pretty_index(text: str) -> tuple[bool, str]:
@@ -219,6 +286,149 @@ def pretty_index(text: str) -> tuple[bool, str]:
     except ValueError as exc:
         return False, str(exc)
     return True, pretty_text(value, 2)
+
+
+KEEP_VALUE_BELOW = 32 * 1024 * 1024  # the helper keeps the parsed value of texts up to this, for the tree
+
+
+def pretty_file(src_path: str, key: str | None = None) -> tuple:
+    """Helper-process side of a big text: read the JSON text the app wrote to ``src_path``
+    (and delete it), pretty-print it into a new temporary file, and index its lines.
+
+    Returns ``("ok", out_path, block_starts, block_lines, n_lines)``, the index being a
+    few kilobytes whatever the size (``block_index``), or ``("error", message)``. The app
+    maps ``out_path`` read-only and deletes it (``_mapped_document``): nothing big travels
+    through the pipe, and nothing big is ever copied into the app's memory. With a ``key``,
+    the parsed value of a text up to KEEP_VALUE_BELOW stays in the helper under it, so
+    that the tree (reviewer_ui.treeindex) need not parse the text again."""
+    data, value = read_handed_over(src_path)
+    if data is None:
+        return "error", value
+    if key is not None and len(data) <= KEEP_VALUE_BELOW:
+        from reviewer_ui.treeindex import keep_value
+
+        keep_value(key, value)
+    del data
+    pretty = None
+    if orjson is not None:
+        try:
+            pretty = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+        except orjson.JSONEncodeError:
+            pass  # very deep or a very big integer: the slower printer below copes
+    if pretty is None:
+        pretty = pretty_text(value, 2).encode("utf-8", "surrogatepass")
+    del value
+    starts, firsts, n = block_index(pretty, _BlockLines.BLOCK)
+    fd, out_path = tempfile.mkstemp(prefix="reviewer-pretty-", suffix=".json")
+    with os.fdopen(fd, "wb") as f:
+        f.write(pretty)
+    _release_freed_memory()
+    return "ok", out_path, starts, firsts, n
+
+
+def read_handed_over(src_path: str) -> tuple[bytes | None, Any]:
+    """Helper side: the JSON text the app wrote to ``src_path`` (``_write_source``; the file
+    is deleted) and its parsed value, or ``(None, message)`` when it is not JSON."""
+    try:
+        with open(src_path, "rb") as f:
+            data = f.read()
+    finally:
+        os.unlink(src_path)
+    try:
+        return data, parse_json(data)
+    except ValueError as exc:
+        return None, str(exc)
+
+
+def _release_freed_memory() -> None:
+    """Give the helper's freed heap back to the system (glibc keeps it otherwise)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        pass
+
+
+def _mapped_document(out_path: str, starts, firsts, n: int) -> LineDocument:
+    """The helper's pretty file as a LineDocument: mapped read-only, then deleted
+    (the mapping keeps the data; no file is left behind)."""
+    try:
+        with open(out_path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+    finally:
+        os.unlink(out_path)
+    lines = ByteLines(buffer, starts, firsts, n)
+    return LineDocument(lines, json_tokens, max_len=lines.longest_in_first_block())
+
+
+def _write_source(text: str) -> str:
+    """Write ``text`` to a new temporary file for the helper process (which deletes it),
+    a chunk at a time: pickling it whole would hold the GIL, and so the GUI, for one
+    long C call."""
+    fd, src_path = tempfile.mkstemp(prefix="reviewer-src-", suffix=".json")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            for i in range(0, len(text), _WRITE_CHUNK):
+                f.write(text[i : i + _WRITE_CHUNK])
+    except BaseException:
+        os.unlink(src_path)
+        raise
+    return src_path
+
+
+def _pretty_in_helper(text: str, key: str | None = None) -> tuple:
+    """Have the helper process pretty-print ``text`` (see ``pretty_file``)."""
+    from reviewer_ui.runtime import parsepool
+
+    return parsepool.run(pretty_file, _write_source(text), key)
+
+
+def _finished_document(outcome: tuple, text: str, what: str) -> tuple[bool, LineDocument]:
+    if outcome[0] == "ok":
+        return True, _mapped_document(*outcome[1:])
+    return False, big_document(text, f"{what} is not valid JSON: {outcome[1]}")
+
+
+_PREVIEW_TOKEN = re.compile(r'\s*(?:("(?:[^"\\]|\\.)*")(\s*:)?|([{}\[\],])|([^\s{}\[\],:"]+))')
+
+
+def preview_lines(text: str, max_lines: int = 400, max_chars: int = 1 << 18) -> list[str]:
+    """The first lines of ``text`` laid out as ``pretty_json`` lays them out (indent 2),
+    re-indenting the tokens as written, without parsing the whole text: what a very big
+    response shows while the helper process reads all of it. Stops at ``max_lines``, at
+    ``max_chars`` of input, or at the first token it does not understand."""
+    end = min(len(text), max_chars)
+    chunk = text[:end]
+    out: list[str] = []
+    depth, prefix, just_opened, pos = 0, "", False, 0
+    while len(out) < max_lines:
+        m = _PREVIEW_TOKEN.match(chunk, pos)
+        if m is None or m.end() == pos or (m.end() == end and end < len(text)):
+            break  # the end of what we read (a token may be cut there) or something odd
+        pos = m.end()
+        string, colon, punct, bare = m.groups()
+        if string is not None and colon:
+            prefix = f"{string}: "
+            continue
+        if punct in ("{", "["):
+            out.append(f"{'  ' * depth}{prefix}{punct}")
+            depth, prefix, just_opened = depth + 1, "", True
+        elif punct in ("}", "]"):
+            depth = max(0, depth - 1)
+            if just_opened:
+                out[-1] += punct
+            else:
+                out.append(f"{'  ' * depth}{punct}")
+            just_opened = False
+        elif punct == ",":
+            if out:
+                out[-1] += ","
+        else:
+            out.append(f"{'  ' * depth}{prefix}{string if string is not None else bare}")
+            prefix, just_opened = "", False
+    return out
 
 
 def big_document(text: str, banner: str | None = None) -> LineDocument:
@@ -233,6 +443,63 @@ def json_document(value: Any) -> LineDocument:
     return LineDocument(pretty_json(value).split("\n"), json_tokens)
 
 
+def _start_whole(text: str, what: str, key: str | None = None) -> Future:
+    """A Future of the whole document of a big text, made by the helper process; a
+    thread hands the text over so that the caller returns at once. Cancelling the
+    Future before the helper has started on it spares the helper the work."""
+    whole: Future = Future()
+
+    def make() -> None:
+        try:
+            src_path = _write_source(text)
+            from reviewer_ui.runtime import parsepool
+
+            inner = parsepool.submit(pretty_file, src_path, key)
+            whole.inner = inner
+            if whole.cancelled():
+                inner.cancel()
+            try:
+                outcome = inner.result()
+            except CancelledError:  # never started: the helper did not delete the file
+                os.unlink(src_path)
+                return
+            doc = _finished_document(outcome, text, what)[1]
+            if not whole.cancelled():
+                whole.set_result(doc)
+        except BaseException as exc:  # noqa: BLE001 - the viewer shows it in place of the text
+            if not whole.cancelled():
+                whole.set_exception(exc)
+
+    threading.Thread(target=make, name="pretty-feeder", daemon=True).start()
+    return whole
+
+
+def cancel_pending(doc: LineDocument) -> None:
+    """The viewer no longer shows ``doc``: drop the helper's work for it if not started."""
+    whole = doc.pending
+    if whole is not None and whole.cancel():
+        inner = getattr(whole, "inner", None)
+        if inner is not None:
+            inner.cancel()
+
+
+def _prepare_big(text: str, what: str) -> ParsedJsonText:
+    """A big text: pretty-printed in the helper process into a file this process maps.
+    Up to PREVIEW_FROM the caller (a worker) waits for it; above, it gets a preview of
+    the start at once and the viewer swaps the whole document in when it is ready."""
+    from reviewer_ui.treeindex import new_key
+
+    key = new_key()
+    if len(text) <= PREVIEW_FROM:
+        ok, doc = _finished_document(_pretty_in_helper(text, key), text, what)
+        return ParsedJsonText(None, doc, ok, text, value_ready=False, helper_key=key)
+    size = len(text) / 1e6
+    preview = LineDocument(preview_lines(text), json_tokens, banner=f"Showing the start of {what}: "
+                           f"reading all {size:.0f} MB…", banner_role="current",
+                           pending=_start_whole(text, what, key), restart=lambda: _start_whole(text, what, key))
+    return ParsedJsonText(None, preview, True, text, value_ready=False, helper_key=key)
+
+
 def prepare_json_text(text: str | None, what: str = "text") -> ParsedJsonText:
     """Parse and pretty-print a JSON text for the viewer; on a parse error the raw
     text is shown under a banner naming the line and column. Big texts go to
@@ -240,12 +507,15 @@ def prepare_json_text(text: str | None, what: str = "text") -> ParsedJsonText:
     if text is None:
         return ParsedJsonText(None, LineDocument([], banner=f"no {what}"), False)
     if len(text) > BIG_TEXT:
-        from reviewer_ui.runtime import parsepool
+        try:
+            return _prepare_big(text, what)
+        except UnicodeEncodeError:  # lone surrogates: cannot go through a UTF-8 file
+            from reviewer_ui.runtime import parsepool
 
-        ok, pretty = parsepool.run(pretty_index, text)
-        if ok:
-            return ParsedJsonText(None, big_document(pretty), True, text, value_ready=False)
-        return ParsedJsonText(None, big_document(text, f"{what} is not valid JSON: {pretty}"), False, text)
+            ok, pretty = parsepool.run(pretty_index, text)
+            if ok:
+                return ParsedJsonText(None, big_document(pretty), True, text, value_ready=False)
+            return ParsedJsonText(None, big_document(text, f"{what} is not valid JSON: {pretty}"), False, text)
     try:
         value = parse_json(text)
     except ValueError as exc:
@@ -255,12 +525,16 @@ def prepare_json_text(text: str | None, what: str = "text") -> ParsedJsonText:
 
 
 def ensure_value(ctx, parsed: ParsedJsonText) -> Any:
-    """The parsed value (a job: parsing a big text takes a while)."""
-    if not parsed.value_ready and parsed.ok:
-        from reviewer_ui.runtime import gcpolicy
+    """The parsed value for the tree (a job: parsing a big text takes a while). For a big
+    text it stays in the helper process and this returns a handle to it (a
+    reviewer_ui.treeindex.RemoteJson, which the tree model reads a batch of rows at a time):
+    the app never holds, nor has to free, the million objects of a parsed 5 MB response.
+    A handle whose value the helper has let go of (the tree was closed) is renewed."""
+    from reviewer_ui.treeindex import RemoteJson, open_text
 
-        with gcpolicy.paused():
-            parsed.value = parse_json(parsed.source)
+    remote = isinstance(parsed.value, RemoteJson)
+    if parsed.ok and parsed.source is not None and (remote or not parsed.value_ready):
+        parsed.value = open_text(parsed.source, parsed.value.key if remote else parsed.helper_key)
         parsed.value_ready = True
     return parsed.value
 

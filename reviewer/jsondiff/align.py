@@ -25,7 +25,7 @@ from typing import Any
 from reviewer.jsondiff.changes import ADDED, CHANGED, MOVED, REMOVED, TYPE_CHANGED, Change
 from reviewer.jsondiff.lists import LEFT_ONLY, PAIR, RIGHT_ONLY, match_lists, merge_order
 from reviewer.jsondiff.options import DiffOptions
-from reviewer.jsondiff.render import block_lines, line_paths, scalar_text
+from reviewer.jsondiff.render import block_lines, line_paths, pretty_text, scalar_text
 
 
 class _Block:
@@ -92,6 +92,16 @@ class AlignedDocument:
     kinds: list[str | None] = field(default_factory=list)
     _left_blocks: list[_Block] = field(default_factory=list, repr=False)
     _right_blocks: list[_Block] = field(default_factory=list, repr=False)
+    # Text mode (``align(..., as_text=True)``): instead of a string per line, each side is
+    # a list of chunks of consecutive lines (join them with "\n" for the side's text, a
+    # filler row being an empty line), the filler rows of each side, and the runs
+    # ``(start, stop, kind)`` of changed rows; ``left_lines``/``right_lines`` stay empty.
+    text_mode: bool = False
+    left_chunks: list[str] = field(default_factory=list, repr=False)
+    right_chunks: list[str] = field(default_factory=list, repr=False)
+    left_fillers: list[int] = field(default_factory=list, repr=False)
+    right_fillers: list[int] = field(default_factory=list, repr=False)
+    changed_runs: list[tuple[int, int, str]] = field(default_factory=list, repr=False)
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -190,10 +200,12 @@ def _path_at(blocks: list[_Block], row: int) -> tuple | None:
 class _Layout:
     """Builds an AlignedDocument row by row, in document order."""
 
-    def __init__(self, changes: list[Change], indent: int, options: DiffOptions | None = None):
+    def __init__(self, changes: list[Change], indent: int, options: DiffOptions | None = None,
+                 as_text: bool = False):
         self.indent = indent
         self.options = options
-        self.doc = AlignedDocument()
+        self.doc = AlignedDocument(text_mode=as_text)
+        self.as_text = as_text
         # The change at exactly a node, by side, and every ancestor of one.
         self.at_left: dict[tuple, Change] = {}
         self.at_right: dict[tuple, Change] = {}
@@ -234,6 +246,9 @@ class _Layout:
         """
         doc = self.doc
         start = len(doc.kinds)
+        if self.as_text:
+            self._text_rows(left, right, kind, start)
+            return
         n_left = n_right = 0
         if left is not None:
             lines, n_left = self._side(left, doc._left_blocks, start)
@@ -247,6 +262,39 @@ class _Layout:
         if n_right < height:
             doc.right_lines.extend([None] * (height - n_right))
         doc.kinds.extend([kind] * height)
+
+    def _text_rows(self, left: tuple | None, right: tuple | None, kind: str | None, start: int) -> None:
+        """``rows`` in text mode: each side's block as one chunk of text, no split into lines."""
+        doc = self.doc
+        n_left = n_right = 0
+        if left is not None:
+            chunk, n_left = self._side_text(left, doc._left_blocks, start)
+            doc.left_chunks.append(chunk)
+        if right is not None:
+            chunk, n_right = self._side_text(right, doc._right_blocks, start)
+            doc.right_chunks.append(chunk)
+        height = max(n_left, n_right)
+        for n, chunks, fillers in ((n_left, doc.left_chunks, doc.left_fillers),
+                                   (n_right, doc.right_chunks, doc.right_fillers)):
+            if n < height:
+                chunks.append("\n" * (height - n - 1))  # height - n empty lines
+                fillers.extend(range(start + n, start + height))
+        doc.kinds.extend([kind] * height)
+        if kind is not None:
+            doc.changed_runs.append((start, start + height, kind))
+
+    def _side_text(self, side: tuple, blocks: list[_Block], start: int) -> tuple[str, int]:
+        value, path, depth, before, after = side
+        pad = " " * (self.indent * depth)
+        if type(value) in _CONTAINERS:
+            text = pretty_text(value, self.indent)
+            if depth:
+                text = text.replace("\n", "\n" + pad)
+            n = text.count("\n") + 1
+            blocks.append(_Block(start, n, value, path, whole=True))
+            return pad + before + text + after, n
+        blocks.append(_Block(start, 1, None, path, whole=False))
+        return pad + before + scalar_text(value) + after, 1
 
     def _side(self, side: tuple, blocks: list[_Block], start: int) -> tuple[list[str], int]:
         value, path, depth, before, after = side
@@ -264,16 +312,26 @@ class _Layout:
         row = len(doc.kinds)
         doc._left_blocks.append(_Block(row, 1, None, left_path, whole=False))
         doc._right_blocks.append(_Block(row, 1, None, right_path, whole=False))
-        doc.left_lines.append(left_text)
-        doc.right_lines.append(right_text)
+        if self.as_text:
+            doc.left_chunks.append(left_text)
+            doc.right_chunks.append(right_text)
+            if kind is not None:
+                doc.changed_runs.append((row, row + 1, kind))
+        else:
+            doc.left_lines.append(left_text)
+            doc.right_lines.append(right_text)
         doc.kinds.append(kind)
 
     # -- walking -------------------------------------------------------------------------
 
-    def run(self, left: Any, right: Any) -> AlignedDocument:
+    def run(self, left: Any, right: Any, first_rows: int = 0, on_first_rows=None) -> AlignedDocument:
         # Explicit stack: a task is a pair of nodes to lay out, or a closing line.
         stack: list = [("pair", left, right, (), (), 0, "", "", "", "", self.use_dense_blocks)]
+        kinds = self.doc.kinds
         while stack:
+            if on_first_rows is not None and len(kinds) >= first_rows:
+                on_first_rows(self.doc)  # rows are laid out in order: these ones are final
+                on_first_rows = None
             task = stack.pop()
             if task[0] == "close":
                 self.line(*task[1:])
@@ -354,11 +412,16 @@ class _Layout:
         start = len(doc.kinds)
         doc._left_blocks.append(_Block(start, len(left_lines), a, lp, whole=True))
         doc._right_blocks.append(_Block(start, len(right_lines), b, rp, whole=True))
-        doc.left_lines.extend(left_lines)
-        doc.right_lines.extend(right_lines)
         kinds: list[str | None] = [None] * len(left_lines)
         for offset, change in zip(differing, self.changes[first : first + count]):
             kinds[offset] = change.kind
+        if self.as_text:
+            doc.left_chunks.append("\n".join(left_lines))
+            doc.right_chunks.append("\n".join(right_lines))
+            doc.changed_runs.extend((start + offset, start + offset + 1, kinds[offset]) for offset in differing)
+        else:
+            doc.left_lines.extend(left_lines)
+            doc.right_lines.extend(right_lines)
         doc.kinds.extend(kinds)
         return True
 
@@ -423,7 +486,8 @@ def _add_prefixes(target: set, path: tuple) -> None:
 
 
 def align(
-    left: Any, right: Any, changes: list[Change], indent: int = 2, options: DiffOptions | None = None
+    left: Any, right: Any, changes: list[Change], indent: int = 2, options: DiffOptions | None = None,
+    first_rows: int = 0, on_first_rows=None, as_text: bool = False,
 ) -> AlignedDocument:
     """Lay out ``left`` and ``right`` side by side using ``changes`` from
     ``diff(left, right, options)`` (with the same documents).
@@ -431,5 +495,13 @@ def align(
     Pass the same ``options`` when they ignore paths: an ignored list element
     that was added or removed leaves no change behind, so lists are then
     matched again instead of rebuilt from the changes.
+
+    ``on_first_rows(doc)``, when given, is called once, in the middle of the layout, as
+    soon as the document under construction has at least ``first_rows`` rows (never if
+    the whole layout is shorter): the rows up to there are final, which lets a viewer
+    show the top of a big diff before the rest is laid out. It must not modify ``doc``.
+
+    ``as_text`` lays each side out as chunks of text rather than a string per line
+    (see AlignedDocument): the same rows, several times cheaper to build and to hand over.
     """
-    return _Layout(changes, indent, options).run(left, right)
+    return _Layout(changes, indent, options, as_text).run(left, right, first_rows, on_first_rows)

@@ -10,6 +10,12 @@ lets the GUI thread run every few milliseconds.
 Only containers that nothing else references (``sys.getrefcount``) are taken
 apart, so an object still in use elsewhere is never modified; it is simply
 released by the job.
+
+Fewer things need this now: a diff result is compact (one text per pane, see
+reviewer_ui.diffdoc) and is dropped on the GUI thread, and the parsed value behind
+a big response's tree stays in the helper process (reviewer_ui.treeindex). The
+item view still hands it the previous item; bench/viewer_bench.py --no-disposal
+measures whether that still matters.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ proportional to *every* tracked object. Parsing or diffing a 5 MB document
 allocates about a million dicts and lists, which set off full collections
 of 100-300 ms; the GUI thread waits for the GIL all that time
 (bench/viewer_bench.py: diff_max_stall 322 ms with the collector, 58 ms without).
+Big responses are now parsed in the helper process (reviewer_ui.textdoc,
+reviewer_ui.treeindex) and need none of this; the diff layout still runs in the
+app and still needs it (``--no-gc-pause`` in that bench measures it again).
 
 ``paused()`` switches automatic collection off while such a job runs and, at
 the end, freezes what exists (``gc.freeze``) so later collections skip it.

@@ -2,9 +2,11 @@
 
 Why a process: ``orjson.loads`` of a 5 MB response is one C call of 40-100 ms
 that holds the GIL, and a Python worker thread holding the GIL freezes the
-GUI thread just the same. In a separate process the GUI keeps running; what
-comes back is one pretty-printed string plus an array of line starts
-(ui.textdoc.TextLines), which unpickle at memcpy speed.
+GUI thread just the same. In a separate process the GUI keeps running. Big texts
+go and come back through temporary files (reviewer_ui.textdoc.pretty_file): the
+app maps the pretty-printed file and gets only a block index of a few kilobytes
+through the pipe; a big response's tree stays parsed here and is read a batch of
+rows at a time (reviewer_ui.treeindex).
 
 The process is started once (``warm_up`` at app start) with the "spawn"
 method (forking a process that runs Qt threads is unsafe). If it cannot be
@@ -27,7 +29,7 @@ import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 log = logging.getLogger(__name__)
@@ -89,6 +91,23 @@ def run(fn, *args):
             with _lock:
                 _executor, _disabled = None, True
     return fn(*args)
+
+
+def submit(fn, *args) -> Future:
+    """``fn(*args)`` in the helper process without waiting: a Future of its result
+    (already done when there is no helper and it ran here)."""
+    ex = executor()
+    if ex is not None:
+        try:
+            return ex.submit(fn, *args)
+        except (BrokenProcessPool, RuntimeError):  # dead, or shut down at exit: run here
+            pass
+    done: Future = Future()
+    try:
+        done.set_result(fn(*args))
+    except BaseException as exc:  # noqa: BLE001 - delivered through the future
+        done.set_exception(exc)
+    return done
 
 
 def shutdown() -> None:

@@ -1,7 +1,9 @@
 """Side-by-side JSON diff: two aligned LineViews, a change list, navigation.
 
 The diff itself is computed on a worker (ui.diffdoc.build_diff through the
-job runner, key ``diff:<owner>``); this widget only shows a DiffResult.
+job runner, key ``diff:<owner>``); this widget only shows a DiffResult. A big
+diff shows its first rows as soon as they are laid out (``first_screen``), then
+the whole (``ready``) where the user is looking.
 Navigation: F8 / Shift+F8 (or the arrow buttons) go to the next / previous
 change; "Differences only" folds long runs of equal lines.
 """
@@ -26,21 +28,21 @@ from PySide6.QtWidgets import (
 
 from reviewer.jsondiff import count_by_kind, render_path
 from reviewer_ui.diffdoc import DiffResult, build_diff
-from reviewer_ui.runtime.disposal import dispose
 from reviewer_ui.widgets.line_view import LineView
 
 MAX_LISTED = 5000  # a change list longer than this is cut (the panes still show every change)
-# A replaced diff is taken apart on a worker (reviewer_ui.runtime.disposal) this long after the new one
-# arrived: started at once, that pure-Python job competes for the GIL with the first
-# paints of the new diff and made them 5-10 times slower (bench/viewer_bench.py).
-RETIRE_AFTER_MS = 300
+# A replaced result is dropped this long after the new one is shown, on the GUI thread:
+# freeing a 5 MB diff's layout takes 10-20 ms, which should not add to the new diff's first paint.
+DROP_AFTER_MS = 200
 
 
 class DiffView(QWidget):
     """Shows gold (left) against another value (right)."""
 
     current_changed = Signal(int)  # index of the current change, -1 for none
-    ready = Signal()  # a diff result is shown
+    ready = Signal()  # a (whole) diff result is shown
+    first_screen = Signal()  # the first rows of a big diff are shown, the rest is coming
+    _partial_ready = Signal(int, object)  # from the worker: (compare number, partial result)
 
     def __init__(self, runner, key: str = "diff", parent=None):
         super().__init__(parent)
@@ -49,9 +51,10 @@ class DiffView(QWidget):
         self.result: DiffResult | None = None
         self._rows: list[int | None] | None = None  # view row -> aligned row in "differences only"
         self._current = -1
-        self._retired: list[DiffResult] = []  # replaced results waiting for RETIRE_AFTER_MS
-        self._retire_timer = QTimer(self, singleShot=True, interval=RETIRE_AFTER_MS)
-        self._retire_timer.timeout.connect(self._dispose_retired)
+        self._compares = 0  # numbers each compare, so a stale partial result is ignored
+        self._replaced: list[DiffResult] = []  # results just replaced, dropped DROP_AFTER_MS later
+        self._awaiting_paint = None  # the ``shown`` event of a partial result not painted yet
+        self._partial_ready.connect(self._on_partial, Qt.ConnectionType.QueuedConnection)
 
         self.title_left = QLabel("Gold")
         self.title_right = QLabel("Output")
@@ -79,6 +82,7 @@ class DiffView(QWidget):
         self.left.horizontalScrollBar().valueChanged.connect(self.right.horizontalScrollBar().setValue)
         self.right.horizontalScrollBar().valueChanged.connect(self.left.horizontalScrollBar().setValue)
 
+        self.right.painted.connect(self._tell_painted)
         self.left.line_clicked.connect(lambda row: self._show_path(row, "left"))
         self.right.line_clicked.connect(lambda row: self._show_path(row, "right"))
 
@@ -125,12 +129,25 @@ class DiffView(QWidget):
         self.title_left.setText(left_title)
         self.title_right.setText(right_title)
         self.summary.setText("comparing…")
+        self._compares += 1
+        number = self._compares
         self.runner.start(self.key, build_diff, left, right, on_result=self.set_result,
-                          on_error=lambda exc, _tb: self.summary.setText(f"cannot compare: {exc}"))
+                          on_error=lambda exc, _tb: self.summary.setText(f"cannot compare: {exc}"),
+                          on_partial=lambda partial: self._emit_partial(number, partial))
+
+    def _emit_partial(self, number: int, partial: DiffResult) -> None:
+        try:  # on the worker thread: queued to the GUI thread
+            self._partial_ready.emit(number, partial)
+        except RuntimeError:  # the view was deleted meanwhile
+            pass
+
+    def _on_partial(self, number: int, partial: DiffResult) -> None:
+        if number == self._compares and self.runner.is_running(self.key):
+            self.set_result(partial)
 
     def clear(self, message: str = "") -> None:
         self.runner.cancel(self.key)
-        dispose(self.runner, self.result)
+        self._compares += 1
         self.result = None
         self._current = -1
         self.left.set_lines([])
@@ -139,19 +156,48 @@ class DiffView(QWidget):
         self.summary.setText(message)
 
     def set_result(self, result: DiffResult) -> None:
-        if self.result is not None:
-            self._retired.append(self.result)
-            self._retire_timer.start()
+        """Show a diff. A whole result following the partial one of the same diff keeps
+        the change list, the current change and the scroll position."""
+        previous = self.result
+        follows_partial = previous is not None and not previous.complete and previous.changes is result.changes
         self.result = result
-        self._current = -1
-        self.path.setText("")
+        if previous is not None:
+            self._replaced.append(previous)
+            QTimer.singleShot(DROP_AFTER_MS, self._replaced.clear)
+        del previous
+        if not follows_partial:
+            self._current = -1
+            self.path.setText("")
+            self._fill_change_list(result)
+        self._show_summary(result)
+        self._show_docs(keep_place=follows_partial)
+        self._tell_painted()  # whatever was waiting for a paint waits no longer
+        if result.shown is not None:
+            if self.isVisible():
+                self._awaiting_paint = result.shown  # set once the panes painted it
+            else:
+                result.shown.set()
+        if result.complete:
+            self.ready.emit()
+        else:
+            self.first_screen.emit()
+
+    def _tell_painted(self) -> None:
+        if self._awaiting_paint is not None:
+            self._awaiting_paint.set()
+            self._awaiting_paint = None
+
+    def _show_summary(self, result: DiffResult) -> None:
         counts = count_by_kind(result.changes)
         if result.changes:
             parts = [f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items() if n]
             n = len(result.changes)
-            self.summary.setText(f"{n} difference{'s' if n != 1 else ''}: " + ", ".join(parts))
+            text = f"{n} difference{'s' if n != 1 else ''}: " + ", ".join(parts)
         else:
-            self.summary.setText("identical")
+            text = "identical"
+        self.summary.setText(text if result.complete else f"{text} (laying out the rest…)")
+
+    def _fill_change_list(self, result: DiffResult) -> None:
         self.changes.blockSignals(True)
         self.changes.clear()
         for change in result.changes[:MAX_LISTED]:
@@ -159,12 +205,6 @@ class DiffView(QWidget):
         if len(result.changes) > MAX_LISTED:
             QListWidgetItem(f"… {len(result.changes) - MAX_LISTED} more (see the panes)", self.changes)
         self.changes.blockSignals(False)
-        self._show_docs()
-        self.ready.emit()
-
-    def _dispose_retired(self) -> None:
-        retired, self._retired = self._retired, []
-        dispose(self.runner, retired)  # a big diff freed at once would stall the GUI
 
     # -- navigation ---------------------------------------------------------------
 
@@ -184,6 +224,8 @@ class DiffView(QWidget):
         if self.result is None or not 0 <= index < len(self.result.changes):
             return
         self._current = index
+        if not self.result.complete:  # where it is shown is not known yet: shown when it is
+            return
         if index < MAX_LISTED and self.changes.currentRow() != index:
             self.changes.blockSignals(True)
             self.changes.setCurrentRow(index)
@@ -195,7 +237,7 @@ class DiffView(QWidget):
 
     def path_at(self, view_row: int, side: str = "left") -> str | None:
         """The JSON path of the node shown on a row of one pane (None on a filler or fold)."""
-        if self.result is None:
+        if self.result is None or self.result.aligned is None:
             return None
         row = view_row if self._rows is None else (self._rows[view_row] if view_row < len(self._rows) else None)
         if row is None:
@@ -219,15 +261,19 @@ class DiffView(QWidget):
 
     # -- display ------------------------------------------------------------------
 
-    def _show_docs(self) -> None:
+    def _show_docs(self, keep_place: bool = False) -> None:
         if self.result is None:
             return
-        if self.only_diffs.isChecked():
+        if self.only_diffs.isChecked() and self.result.complete:
             left, right, self._rows = self.result.differences_only()
         else:
             left, right, self._rows = self.result.left, self.result.right, None
+        top, side = self.left.verticalScrollBar().value(), self.left.horizontalScrollBar().value()
         self.left.set_document(left)
         self.right.set_document(right)
+        if keep_place:
+            self.left.verticalScrollBar().setValue(top)
+            self.left.horizontalScrollBar().setValue(side)
         for pane in (self.left, self.right):
             # A scroll area shows or hides its scroll bars in a queued call; run it now, so
             # the new document is painted once, at its final size, instead of a second full

@@ -54,7 +54,8 @@ class JsonTreeView(QWidget):
         self._open_root()
 
     def _open_root(self) -> None:
-        # The top level is always wanted: fetch it now rather than on the next layout pass.
+        # The top level is always wanted: fetch it now rather than on the next layout pass
+        # (for a value in the helper process, the rows arrive a moment later).
         root = self.model.index(0, 0)
         if self.model.canFetchMore(root):
             self.model.fetchMore(root)

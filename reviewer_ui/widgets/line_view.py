@@ -21,7 +21,7 @@ from PySide6.QtGui import QFontMetricsF, QGuiApplication, QKeySequence, QPainter
 from PySide6.QtWidgets import QAbstractScrollArea, QLineEdit
 
 from reviewer_ui import theme
-from reviewer_ui.textdoc import LineDocument, TextLines
+from reviewer_ui.textdoc import LineDocument, TextLines, cancel_pending
 
 _TOKEN_CACHE_LINES = 4000
 
@@ -29,6 +29,8 @@ _TOKEN_CACHE_LINES = 4000
 class LineView(QAbstractScrollArea):
     painted = Signal()  # after each paint that showed a document (benchmarks wait on it)
     line_clicked = Signal(int)  # document line index
+    completed = Signal()  # a preview document was replaced by the whole one (LineDocument.pending)
+    _pending_done = Signal(object)  # emitted from the thread that finished a pending document
 
     def __init__(self, parent=None, gutter: bool = True):
         super().__init__(parent)
@@ -51,6 +53,7 @@ class LineView(QAbstractScrollArea):
         self.verticalScrollBar().valueChanged.connect(self._on_scrolled)
         self.horizontalScrollBar().valueChanged.connect(self.viewport().update)
         theme.state().changed.connect(self._on_theme)
+        self._pending_done.connect(self._on_pending_done, Qt.ConnectionType.QueuedConnection)
         self._metrics()
 
     # -- content ----------------------------------------------------------------
@@ -59,6 +62,10 @@ class LineView(QAbstractScrollArea):
         return self._doc
 
     def set_document(self, doc: LineDocument) -> None:
+        if self._doc is not doc:
+            cancel_pending(self._doc)  # a big text no longer shown: spare the helper its work
+            if doc.pending is not None and doc.pending.cancelled() and doc.restart is not None:
+                doc.pending = doc.restart()  # shown again after it was cancelled
         self._doc = doc
         self._haystack = None
         self._tokens.clear()
@@ -69,6 +76,33 @@ class LineView(QAbstractScrollArea):
         self.horizontalScrollBar().setValue(0)
         self._update_scrollbars()
         self.viewport().update()
+        if doc.pending is not None:
+            doc.pending.add_done_callback(lambda _f, doc=doc: self._signal_pending_done(doc))
+
+    def _signal_pending_done(self, doc: LineDocument) -> None:
+        try:  # runs in whichever thread finished the document (queued to the GUI thread)
+            self._pending_done.emit(doc)
+        except RuntimeError:  # this view was deleted meanwhile: nobody waits for it
+            pass
+
+    def _on_pending_done(self, preview: LineDocument) -> None:
+        """Swap the whole document in for its preview, where the user is looking."""
+        if preview is not self._doc or preview.pending.cancelled():
+            return  # another document was shown meanwhile
+        try:
+            doc = preview.pending.result()
+        except Exception as exc:  # noqa: BLE001 - shown in place of the text, never raised at the user
+            doc = LineDocument(preview.lines, preview.tokenizer, banner=f"cannot show the whole text: {exc}")
+        top, left = self.verticalScrollBar().value(), self.horizontalScrollBar().value()
+        self._doc = doc
+        self._haystack = None
+        self._tokens.clear()
+        self._metrics()
+        self._update_scrollbars()
+        self.verticalScrollBar().setValue(top)
+        self.horizontalScrollBar().setValue(left)
+        self.viewport().update()
+        self.completed.emit()
 
     def set_lines(self, lines: list[str], tokenizer=None) -> None:
         kwargs = {"tokenizer": tokenizer} if tokenizer else {}
@@ -254,7 +288,7 @@ class LineView(QAbstractScrollArea):
         doc, lh, cw, gw = self._doc, self._lh, self._cw, self._gw
         top = self._banner_height()
         if doc.banner:
-            p.fillRect(QRect(0, 0, vp.width(), top), c["error_bg"])
+            p.fillRect(QRect(0, 0, vp.width(), top), c.get(doc.banner_role, c["error_bg"]))
             p.setPen(c["text"])
             p.drawText(QRect(6, 0, vp.width() - 12, top), Qt.AlignmentFlag.AlignVCenter, doc.banner)
         first = self.first_visible_line()

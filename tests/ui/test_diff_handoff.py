@@ -1,7 +1,8 @@
-"""What keeps the GUI thread free around a diff: the replaced diff is taken apart
-on a worker after the new one is shown (never freed on the GUI thread), a job
-waits for the caller to drop its references to what it was handed, and the
-prepared panes carry their line numbers and longest line."""
+"""What keeps the GUI thread free around a diff: the result is compact (one text per
+pane, no object per line), so the replaced diff is simply dropped when the new one
+shows; a big diff shows its first rows before the rest is laid out; a disposal job
+waits for the caller to drop its references to what it was handed; the prepared
+panes carry their line numbers and longest line."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import threading
 import weakref
 
 from tests.ui.test_diff_view import LEFT, RIGHT
-from reviewer_ui.diffdoc import build_diff
+from reviewer_ui.diffdoc import FIRST_ROWS, build_diff
 from reviewer_ui.runtime.disposal import _shred
-from reviewer_ui.views.diff_view import RETIRE_AFTER_MS, DiffView
+from reviewer_ui.textdoc import TextLines
+from reviewer_ui.views.diff_view import DROP_AFTER_MS, DiffView
 
 
 class Holder:
@@ -30,23 +32,78 @@ def test_a_job_waits_for_the_caller_to_let_go_before_taking_apart(qtbot):
     assert emptied and emptied[0] > 1000, "taken apart piece by piece, not left whole for the caller to free"
 
 
-def test_the_replaced_diff_is_disposed_on_a_worker_after_the_new_one_shows(qtbot, runner):
+def shown_diff_view(qtbot, runner) -> DiffView:
     view = DiffView(runner)
     qtbot.addWidget(view)
     view.resize(900, 600)
     view.show()
+    return view
+
+
+def test_the_replaced_diff_is_dropped_when_the_new_one_shows(qtbot, runner):
+    view = shown_diff_view(qtbot, runner)
     with qtbot.waitSignal(view.ready, timeout=5000):
         view.compare(LEFT, RIGHT)
     first = weakref.ref(view.result)
+    assert isinstance(view.result.left.lines, TextLines), "one text per pane, not a string per line"
     disposals = []
     runner.started.connect(lambda job: disposals.append(job) if job.key.startswith("dispose:") else None)
     with qtbot.waitSignal(view.ready, timeout=5000):
         view.compare(RIGHT, LEFT)
-    assert first() is not None and not disposals, "kept while the new diff paints"
     assert view.changes.count() == len(view.result.changes) and view.result.left.lines[1] == '  "name": "Amelie",'
-    qtbot.waitUntil(lambda: bool(disposals), timeout=RETIRE_AFTER_MS * 10)
-    qtbot.waitUntil(lambda: disposals[0].state == "finished", timeout=5000)
-    assert first() is None and view.result is not None
+    assert first() is not None, "kept while the new diff paints"
+    qtbot.waitUntil(lambda: first() is None, timeout=DROP_AFTER_MS * 10)
+    assert view.result is not None
+    assert not disposals, "dropped on the GUI thread: no disposal job, nothing per line to take apart"
+
+
+def big_pair():
+    left = {"records": [{"id": i, "name": f"record {i}", "tags": ["a", "b"]} for i in range(3000)]}
+    right = {"records": [dict(r) for r in left["records"]]}
+    right["records"][10]["name"] = "record ten"  # on the first screen
+    right["records"][2900]["name"] = "record 2,900"  # far below the first rows
+    del right["records"][1500]  # a removed element: laid out member by member, not as one block
+    return left, right
+
+
+def test_a_big_diff_shows_its_first_rows_then_the_whole_where_the_user_looks(qtbot, runner):
+    left, right = big_pair()
+    view = shown_diff_view(qtbot, runner)
+    seen = []
+    view.first_screen.connect(lambda: seen.append(("first", len(view.left.document()), view.result.complete)))
+    view.ready.connect(lambda: seen.append(("whole", len(view.left.document()), view.result.complete)))
+    with qtbot.waitSignal(view.ready, timeout=20000):
+        view.compare(left, right)
+    assert seen[0][0] == "first" and not seen[0][2] and FIRST_ROWS <= seen[0][1] < FIRST_ROWS + 50
+    assert seen[-1][0] == "whole" and seen[-1][1] > 3000 * 6 and seen[-1][2]
+    r = view.result
+    assert [c.path for c in r.changes] == [("records", 10, "name"), ("records", 1500), ("records", 2900, "name")]
+    # The change on the first screen was highlighted in the first rows, the far ones are there now.
+    rows = r.change_rows
+    assert rows[0] < FIRST_ROWS < rows[1] < rows[2]
+    assert r.left.roles.get(rows[0]) == "changed" and '"record ten"' in r.right.lines[rows[0]]
+    assert r.right.roles.get(rows[1]) == "filler" and r.left.roles.get(rows[1]) == "removed"
+    assert '"record 2,900"' in r.right.lines[rows[2]]
+    for _ in range(3):
+        view.next_change()
+    first = view.left.first_visible_line()
+    assert view.left._current == rows[2] and first <= rows[2] < first + view.left.visible_line_count()
+
+
+def test_the_whole_diff_keeps_the_place_the_user_scrolled_to_in_the_first_rows(qtbot, runner):
+    left, right = big_pair()
+    view = shown_diff_view(qtbot, runner)
+    places = []
+
+    def scroll_down():
+        view.left.verticalScrollBar().setValue(1200)  # the user scrolls while the rest is laid out
+        places.append(view.right.first_visible_line())
+
+    view.first_screen.connect(scroll_down)
+    with qtbot.waitSignal(view.ready, timeout=20000):
+        view.compare(left, right)
+    assert places == [1200]
+    assert view.left.first_visible_line() == 1200 == view.right.first_visible_line()
 
 
 def test_panes_number_their_lines_and_know_the_longest():
@@ -57,5 +114,6 @@ def test_panes_number_their_lines_and_know_the_longest():
         assert fillers, "one side lacks a key the other has"
         assert all(numbers[i] is None for i in fillers)
         assert [n for n in numbers if n is not None] == list(range(1, len(doc) - len(fillers) + 1))
-        assert doc.max_len == max(len(line) for line in doc.lines)
+        # Both panes know the longest line of the two (they scroll sideways together).
+        assert doc.max_len == max(len(line) for pane in (r.left, r.right) for line in pane.lines)
     assert r.differences_only()[0].number(0) == 1
