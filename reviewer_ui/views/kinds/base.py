@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from reviewer.jsondiff.listlike import read_pair
 from reviewer_ui.itemprep import ItemBundle, PreparedOutput
 from reviewer_ui.textdoc import value_document
 from reviewer_ui.views.diff_view import DiffView
@@ -31,6 +32,10 @@ class KindLayout(QWidget):
         self.outputs = OutputsPane()
         self.diff = DiffView(runner, key=f"diff:{self.kind or 'item'}")
         self.tabs = QTabWidget()
+        # Every tab title reads whole: no scroll arrows, no "Gold vs o…". The tab bar's full
+        # width becomes the pane's minimum, which the layout splitter respects.
+        self.tabs.setUsesScrollButtons(False)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         for widget, title in self.extra_tabs():
             self.tabs.addTab(widget, title)
         self.tabs.addTab(self.outputs, "Output")
@@ -97,7 +102,13 @@ class KindLayout(QWidget):
             self.diff.clear("no output to compare with the gold")
             return
         title = f"Output of {p.label}" + ("" if p.value_ok else " (no JSON found: raw text)")
-        self.diff.compare(self.bundle.detail.gold, p.value, "Gold", title)
+        # List answers stored as text ("a, b", "['a', 'b']") are compared element by element
+        # here (display only: scoring reads them as the benchmark does); the titles say so.
+        pair = read_pair(self.bundle.detail.gold, p.value)
+        gold_title = "Gold" + (f" ({pair.left_note}, for this view only)" if pair.left_note else "")
+        if pair.right_note:
+            title += f" ({pair.right_note}, for this view only)"
+        self.diff.compare(pair.left, pair.right, gold_title, title)
 
 
 class GenericLayout(KindLayout):
