@@ -135,6 +135,8 @@ class MainWindow(QMainWindow):
         self.table.setProperty("elidedColumns", [COL["ID"]])
         self._fit_columns_timer = QTimer(self, singleShot=True, interval=0)
         self._fit_columns_timer.timeout.connect(self._fit_columns)
+        self._review_width = 0  # the Review column only grows while one query is shown (no jumping on scroll)
+        self.model.modelReset.connect(lambda: setattr(self, "_review_width", 0))
         for signal in (self.model.modelReset, self.model.dataChanged, self.model.layoutChanged):
             signal.connect(self._fit_columns_timer.start)
         self.table.verticalScrollBar().valueChanged.connect(self._fit_columns_timer.start)
@@ -475,8 +477,8 @@ class MainWindow(QMainWindow):
         """Review column: as wide as its labels in the shown rows need; ID: its text, at most
         a third of the table (elided in the middle beyond that)."""
         viewport = self.table.viewport().width()
-        review = max(self.table.sizeHintForColumn(COL["Review"]),
-                     self.table.horizontalHeader().sectionSizeHint(COL["Review"]))
+        review = self._review_width = max(self._review_width, self.table.sizeHintForColumn(COL["Review"]),
+                                          self.table.horizontalHeader().sectionSizeHint(COL["Review"]))
         self.table.setColumnWidth(COL["Review"], review)
         ident = self.table.sizeHintForColumn(COL["ID"])
         if ident > 0:
