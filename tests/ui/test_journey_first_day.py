@@ -16,6 +16,7 @@ from reviewer.samples import DATA_DIR
 from reviewer.store import Store
 from tests.ui.conftest import shown_main_window
 from tests.ui.journeys import adjudicate_row, annotate_rows, become, shot
+from reviewer_ui.models.item_table import COL
 from tools.fitcheck import fit_problems
 
 DATASET = DATA_DIR / "schemagen" / "schemagen.jsonl"
@@ -30,6 +31,14 @@ def same_size(w, size, qtbot=None) -> None:
             qtbot.waitUntil(lambda: fit_problems(w) == [], timeout=3000)
         except Exception:  # noqa: BLE001 - report what is cut
             assert fit_problems(w) == []
+
+
+def settled_view(qtbot, w, who: str, n: int = 5) -> None:
+    """After a burst of saves the window catches up (the Review column repaints after a
+    pause, the queue's count is a job): wait until it shows what was done, as a user would."""
+    qtbot.waitUntil(lambda: f"({who}) annotated {n} of {n} items" in w.review.queues.mine_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: all("not reviewed" not in str(w.model.index(r, COL["Review"]).data())
+                                for r in range(w.model.rowCount())), timeout=5000)
 
 
 def file_dialog_import(qtbot, window, keys, path: Path):
@@ -75,10 +84,12 @@ def test_first_day_import_annotate_twice_adjudicate_export(qtbot, tmp_path, sett
 
         become(w, "alice")
         annotate_rows(qtbot, w, {0: "pass", 1: "pass", 2: "pass", 3: "pass", 4: "reject"})
+        settled_view(qtbot, w, "alice")
         shot(w, "alice-annotated")
         same_size(w, size, qtbot)
         become(w, "bob")
         annotate_rows(qtbot, w, {0: "pass", 1: "reject", 2: "pass", 3: "reject", 4: "reject"})
+        settled_view(qtbot, w, "bob")
         shot(w, "bob-annotated")
         same_size(w, size, qtbot)
         become(w, "carol", "adjudicator")
