@@ -38,13 +38,13 @@ class ListReading:
     """A string read as a list: the elements and how they were found."""
 
     elements: list
-    how: str  # "a JSON list", "a Python list", "separated by ', '", "separated by '; '", "separated by lines", "one element"
+    how: str  # "a JSON list", "a Python list", "split at ', '", "split at '; '", "split at lines", "one element"
 
     def describe(self) -> str:
         if self.how == "one element":
-            return "text read as a one-element list"
+            return "read as a one-element list"
         n = len(self.elements)
-        return f"text read as a list of {n}, {self.how}"
+        return f"read as a list of {n}, {self.how}"
 
 
 def read_bracketed(text: str) -> ListReading | None:
@@ -70,9 +70,9 @@ def read_separated(text: str) -> ListReading | None:
         return None
     s = text.strip().rstrip(",;").strip()
     if "\n" in s and not re.search(r"[,;]\s", s):
-        how = "separated by lines"
+        how = "split at lines"
     else:
-        how = "separated by '; '" if ";" in s and "," not in s else "separated by ', '"
+        how = "split at '; '" if ";" in s and "," not in s else "split at ', '"
     elements = [e for e in _SPLIT.split(s) if e != ""]
     if len(elements) < 2:
         return None

@@ -22,8 +22,8 @@ def _kinds(changes):
 def test_comma_gold_against_semicolon_output_diffs_element_by_element():
     pair = read_pair("Black, Gray/Black, Red", "Black; Red; Blue")
     assert pair.left == ["Black", "Gray/Black", "Red"] and pair.right == ["Black", "Red", "Blue"]
-    assert pair.left_note == "text read as a list of 3, separated by ', '"
-    assert pair.right_note == "text read as a list of 3, separated by '; '"
+    assert pair.left_note == "read as a list of 3, split at ', '"
+    assert pair.right_note == "read as a list of 3, split at '; '"
     assert _kinds(diff(pair.left, pair.right)) == [("added", "Blue"), ("removed", "Gray/Black")]
 
 
@@ -37,7 +37,7 @@ def test_python_and_json_list_literals_are_read_not_evaluated():
 
 def test_a_real_list_against_a_printed_list():
     pair = read_pair(["Maps"], "['Maps', 'Weather']")
-    assert pair.left_note is None and pair.right_note == "text read as a list of 2, a Python list"
+    assert pair.left_note is None and pair.right_note == "read as a list of 2, a Python list"
     assert _kinds(diff(pair.left, pair.right)) == [("added", "Weather")]
 
 
@@ -61,7 +61,7 @@ def test_ordinary_values_are_left_alone(left, right):
 
 def test_a_one_word_output_against_a_list_gold_is_one_element():
     pair = read_pair("a, b, c", "b")
-    assert pair.right == ["b"] and pair.right_note == "text read as a one-element list"
+    assert pair.right == ["b"] and pair.right_note == "read as a one-element list"
     assert _kinds(diff(pair.left, pair.right)) == [("removed", "a"), ("removed", "c")]
 
 

@@ -57,13 +57,19 @@ def test_a_joined_list_answer_is_diffed_element_by_element(qtbot, list_store, se
         qtbot.waitUntil(lambda: layout.diff.result is not None, timeout=5000)
         changes = [(c.kind, c.left if c.left is not None else c.right) for c in layout.diff.result.changes]
         assert sorted(changes) == [("added", "Largo Velho"), ("removed", "Praça da Lua")]
-        assert "read as a list of 3, separated by ', '" in layout.diff.title_left.text()
-        assert "read as a list of 3, separated by '; '" in layout.diff.title_right.text()
-        assert "for this view only" in layout.diff.title_left.text()
+        assert "read as a list of 3, split at ', '" in layout.diff.title_left.text()
+        assert "read as a list of 3, split at '; '" in layout.diff.title_right.text()
+        assert "For this comparison only" in layout.diff.title_left.toolTip()  # and scoring is untouched
         assert layout.diff.summary.text().startswith("2 differences")
         # The scorer is untouched: the stored gold is still the joined string.
         assert w.item_view.bundle.detail.gold == GOLD
         shot(w, "list-answer-diff")
+        w.next_item()  # CityBikesTaskList_2: a one-word gold, answered exactly: nothing read as a list
+        qtbot.waitUntil(lambda: w.item_view.bundle.detail.record_id.endswith("_2"), timeout=5000)
+        qtbot.waitUntil(lambda: layout.diff.result is not None and layout.diff.result.changes == [], timeout=5000)
+        assert layout.diff.title_left.text() == "Gold" and layout.diff.title_left.toolTip() == ""
+        w.previous_item()
+        qtbot.waitUntil(lambda: "read as a list" in layout.diff.title_left.text(), timeout=5000)
         try:
             qtbot.waitUntil(lambda: fit_problems(w) == [], timeout=3000)
         except Exception:  # noqa: BLE001 - report what is cut

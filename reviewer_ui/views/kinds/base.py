@@ -19,6 +19,11 @@ from reviewer_ui.views.panes import OutputsPane, TextPane, section
 from reviewer_ui.widgets.line_view import LineView
 
 
+READ_AS_LIST_TIP = ("The answer is stored as text. For this comparison only it is read as a list, so the "
+                    "diff shows which elements are missing or extra; scoring compares the text as the "
+                    "benchmark does.")
+
+
 class KindLayout(QWidget):
     kind = ""
     has_gold_diff = True
@@ -105,9 +110,12 @@ class KindLayout(QWidget):
         # List answers stored as text ("a, b", "['a', 'b']") are compared element by element
         # here (display only: scoring reads them as the benchmark does); the titles say so.
         pair = read_pair(self.bundle.detail.gold, p.value)
-        gold_title = "Gold" + (f" ({pair.left_note}, for this view only)" if pair.left_note else "")
+        gold_title = "Gold" + (f" ({pair.left_note})" if pair.left_note else "")
         if pair.right_note:
-            title += f" ({pair.right_note}, for this view only)"
+            title += f" ({pair.right_note})"
+        tip = READ_AS_LIST_TIP if pair.read else ""
+        self.diff.title_left.setToolTip(tip)
+        self.diff.title_right.setToolTip(tip)
         self.diff.compare(pair.left, pair.right, gold_title, title)
 
 
