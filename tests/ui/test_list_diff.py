@@ -63,7 +63,6 @@ def test_a_joined_list_answer_is_diffed_element_by_element(qtbot, list_store, se
         assert layout.diff.summary.text().startswith("2 differences")
         # The scorer is untouched: the stored gold is still the joined string.
         assert w.item_view.bundle.detail.gold == GOLD
-        shot(w, "list-answer-diff")
         w.next_item()  # CityBikesTaskList_2: a one-word gold, answered exactly: nothing read as a list
         qtbot.waitUntil(lambda: w.item_view.bundle.detail.record_id.endswith("_2"), timeout=5000)
         qtbot.waitUntil(lambda: layout.diff.result is not None and layout.diff.result.changes == [], timeout=5000)
@@ -74,5 +73,6 @@ def test_a_joined_list_answer_is_diffed_element_by_element(qtbot, list_store, se
             qtbot.waitUntil(lambda: fit_problems(w) == [], timeout=3000)
         except Exception:  # noqa: BLE001 - report what is cut
             assert fit_problems(w) == []
+        shot(w, "list-answer-diff")
     finally:
         w.runner.shutdown(5000)

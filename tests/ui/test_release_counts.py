@@ -79,8 +79,8 @@ def test_release_counts_filter_the_item_table_by_keyboard(qtbot, reviewed_store,
         assert _table_ids(w) == ids[1:]
         assert w.filters.only_row.isVisible() and "withheld from Gold: 4 items" in w.filters.only_label.text()
         assert "4 of 5 items" in w.count_label.text()
-        shot(w, "release-withheld")
         _fits(qtbot, w)
+        shot(w, "release-withheld")
 
         _press(qtbot, panel.released_button, Qt.Key.Key_Space)
         qtbot.waitUntil(lambda: w.model.rowCount() == 1, timeout=5000)
