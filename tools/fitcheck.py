@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import (
-    QAbstractScrollArea, QDockWidget, QLabel, QScrollArea, QTableView, QTabWidget, QWidget,
+    QAbstractScrollArea, QDockWidget, QLabel, QLayout, QScrollArea, QTableView, QTabWidget, QWidget,
 )
 
 TOLERANCE = 1  # px: rounding in layouts
@@ -83,6 +83,8 @@ def fit_problems(window: QWidget) -> list[str]:
                 problems.append(f"sticks out of its parent: {_describe(w)} at {box.getRect()} "
                                 f"in {parent.rect().getRect()}")
                 continue
+        if w.layout() is not None:
+            problems.extend(overlap_problems(w))
         if isinstance(w, QTableView):
             problems.extend(table_problems(w))
         if isinstance(w, QTabWidget) and tabs_cut(w):
@@ -92,6 +94,31 @@ def fit_problems(window: QWidget) -> list[str]:
                             f"have {bar.width()} px")
         if isinstance(w, QLabel) and w.property("elide") != "id" and label_cut(w):
             problems.append(f"text cut: {_describe(w)} needs {w.sizeHint().toTuple()} has {w.size().toTuple()}")
+    return problems
+
+
+def _laid_out(layout: QLayout) -> list[QWidget]:
+    out = []
+    for i in range(layout.count()):
+        item = layout.itemAt(i)
+        if item.widget() is not None:
+            out.append(item.widget())
+        elif item.layout() is not None:
+            out.extend(_laid_out(item.layout()))
+    return out
+
+
+def overlap_problems(w: QWidget) -> list[str]:
+    """Widgets of one layout drawn over each other: the layout got less room than its
+    content needs (a wrapped label's height is not in a plain QLabel's minimum)."""
+    shown = [k for k in _laid_out(w.layout()) if k.isVisible() and k.width() > 0 and k.height() > 0]
+    problems = []
+    for i, a in enumerate(shown):
+        for b in shown[i + 1:]:
+            both = a.geometry().intersected(b.geometry())
+            if both.width() > 2 * TOLERANCE and both.height() > 2 * TOLERANCE:
+                problems.append(f"drawn over each other: {_describe(a)} at {a.geometry().getRect()} and "
+                                f"{_describe(b)} at {b.geometry().getRect()}")
     return problems
 
 
