@@ -124,6 +124,9 @@ class MainWindow(QMainWindow):
         vh.setVisible(False)
         hh = self.table.horizontalHeader()
         hh.setStretchLastSection(True)
+        # Column widths (_fit_columns) are measured on the rows in view only: Qt's default
+        # reads 1000 rows, five page queries on a large dataset for every refit.
+        hh.setResizeContentsPrecision(0)
         for name, width in (("ID", 110), ("Kind", 90), ("Category", 100), ("Difficulty", 70), ("Depth", 54),
                             ("Score", 50), ("Review", 120), ("Gold", 50), ("Domain", 110)):
             self.table.setColumnWidth(COL[name], width)
