@@ -79,7 +79,7 @@ def export_source(ctx, store, dataset_id: int, out: Path) -> str:
 class ReleasePanel(QWidget):
     counted = Signal()
     exported = Signal(str)  # the message shown
-    show_items = Signal(str, list)  # (what they are, e.g. "withheld: rejected"; their item ids)
+    show_items = Signal(str, list)  # (what they are, e.g. "withheld (rejected)"; their item ids)
 
     def __init__(self, session, runner=None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -171,7 +171,7 @@ class ReleasePanel(QWidget):
 
     def _show_reason(self, entry: QListWidgetItem) -> None:
         reason = entry.data(Qt.ItemDataRole.UserRole)
-        self._show(f"withheld: {reason}", self.groups.by_reason.get(reason, []))
+        self._show(f"withheld ({reason})", self.groups.by_reason.get(reason, []))
 
     def _show(self, label: str, ids: list[int]) -> None:
         self.show_items.emit(label, list(ids))

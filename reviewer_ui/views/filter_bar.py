@@ -246,7 +246,7 @@ class FilterBar(QWidget):
         ids = tuple(item_ids)
         self._only = (label, ids)
         n = len(ids)
-        self.only_label.setText(f"Only {label}: {n} item{'s' if n != 1 else ''}")
+        self.only_label.setText(f"Showing only the {n} item{'s' if n != 1 else ''} {label}")
         self.only_row.setVisible(True)
         self._emit()
 

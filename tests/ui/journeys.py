@@ -113,11 +113,10 @@ def shot(window, step: str, *extra) -> None:
 
     from tools.fitcheck import fit_problems
 
-    deadline = time.monotonic() + 2.0
-    QApplication.processEvents()
-    while fit_problems(window) and time.monotonic() < deadline:
-        QApplication.processEvents()
     for _ in range(3):
+        QApplication.processEvents()
+    deadline = time.monotonic() + 2.0
+    while fit_problems(window) and time.monotonic() < deadline:
         QApplication.processEvents()
     test = os.environ.get("PYTEST_CURRENT_TEST", "journey").split("::")[-1].split(" ")[0]
     test = re.sub(r"[^A-Za-z0-9x_-]+", "-", test.replace("test_", ""))[:100]
