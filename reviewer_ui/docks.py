@@ -78,6 +78,12 @@ def keep_usable(window: QMainWindow, dock: QDockWidget) -> None:
     watched = [inner] + [a.widget() for a in dock.findChildren(QScrollArea) if a.widget() is not None]
     for w in {id(w): w for w in watched if w is not None}.values():
         watch_growth(window, dock, w)
+    # A nested form can also start to scroll sideways without asking for a new layout: a
+    # vertical scroll bar appearing (a taller rubric) narrows its viewport. Refit when it does.
+    for area in dock.findChildren(QScrollArea):
+        regrow = _Regrow(window, dock, area)
+        area.horizontalScrollBar().rangeChanged.connect(
+            lambda _lo, hi, regrow=regrow: hi > 0 and regrow.schedule())
 
 
 def watch_growth(window: QMainWindow, dock: QDockWidget, widget: QWidget) -> None:
@@ -92,10 +98,14 @@ class _Regrow(QObject):
         self.pending = False
 
     def eventFilter(self, obj, event) -> bool:
-        if event.type() == QEvent.Type.LayoutRequest and not self.pending and self.dock.isVisible():
+        if event.type() == QEvent.Type.LayoutRequest:
+            self.schedule()
+        return False
+
+    def schedule(self) -> None:
+        if not self.pending and self.dock.isVisible():
             self.pending = True
             QTimer.singleShot(0, self._fit)
-        return False
 
     def _fit(self) -> None:
         self.pending = False

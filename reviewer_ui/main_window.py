@@ -124,9 +124,25 @@ class MainWindow(QMainWindow):
         vh.setVisible(False)
         hh = self.table.horizontalHeader()
         hh.setStretchLastSection(True)
+        # Column widths (_fit_columns) are measured on the rows in view only: Qt's default
+        # reads 1000 rows, five page queries on a large dataset for every refit.
+        hh.setResizeContentsPrecision(0)
         for name, width in (("ID", 110), ("Kind", 90), ("Category", 100), ("Difficulty", 70), ("Depth", 54),
                             ("Score", 50), ("Review", 120), ("Gold", 50), ("Domain", 110)):
             self.table.setColumnWidth(COL[name], width)
+        # The browser is a narrow column: the ID and the review state come first, and the
+        # Review column takes the width its shown labels need ("not annotated" reads whole);
+        # the ID may elide in the middle. tools/fitcheck checks both (properties below).
+        hh.moveSection(hh.visualIndex(COL["Review"]), 1)
+        self.table.setProperty("wholeColumns", [COL["Review"]])
+        self.table.setProperty("elidedColumns", [COL["ID"]])
+        self._fit_columns_timer = QTimer(self, singleShot=True, interval=0)
+        self._fit_columns_timer.timeout.connect(self._fit_columns)
+        self._review_width = 0  # the Review column only grows while one query is shown (no jumping on scroll)
+        self.model.modelReset.connect(lambda: setattr(self, "_review_width", 0))
+        for signal in (self.model.modelReset, self.model.dataChanged, self.model.layoutChanged):
+            signal.connect(self._fit_columns_timer.start)
+        self.table.verticalScrollBar().valueChanged.connect(self._fit_columns_timer.start)
         self.table.selectionModel().currentRowChanged.connect(self._on_row)
         self.count_label = QLabel("")
         self.count_label.setObjectName("muted")
@@ -169,6 +185,7 @@ class MainWindow(QMainWindow):
 
         self._build_actions()
         install_review(self)  # the review dock and menu (reviewer_ui/review)
+        self.review.release.show_items.connect(self.show_only_items)  # its counts list their items
         install_runs(self)  # the runs dock and menu: scoring, reruns, comparison (reviewer_ui/runs)
         install_agreement(self)  # the agreement dock, Review ▸ Agreement… (reviewer_ui/agreement)
         # The Runs panel reloads the Score column after scoring, in faithful mode; reload
@@ -386,6 +403,7 @@ class MainWindow(QMainWindow):
             self.model.set_query(None)
             return
         self.settings.setValue("dataset", ds.name)
+        self.filters.clear_only(emit=False)  # item ids of another dataset
         self._set_query(self.filters.apply(ItemQuery(dataset_id=ds.id)))
         self.runner.start("dataset", _dataset_state, self.store, ds.id, on_result=self._set_dataset_state,
                           on_error=self._job_error)
@@ -453,10 +471,28 @@ class MainWindow(QMainWindow):
         else:
             self.item_view.show_item(None)
 
+    def show_only_items(self, label: str, item_ids: list[int]) -> None:
+        """Narrow the item table to exactly ``item_ids`` (e.g. the release panel's
+        "Withheld" count); the filter bar says so and offers "Show all"."""
+        if not self.browser.isVisible():
+            self.toggle_browser(True)
+        self.filters.show_only(label, item_ids)
+
     def _set_query(self, query: ItemQuery) -> None:
         self.model.set_query(query)
         if query.sort == "position":  # a new dataset, or the Score sort dropped for want of a run
             self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+
+    def _fit_columns(self) -> None:
+        """Review column: as wide as its labels in the shown rows need; ID: its text, at most
+        a third of the table (elided in the middle beyond that)."""
+        viewport = self.table.viewport().width()
+        review = self._review_width = max(self._review_width, self.table.sizeHintForColumn(COL["Review"]),
+                                          self.table.horizontalHeader().sectionSizeHint(COL["Review"]))
+        self.table.setColumnWidth(COL["Review"], review)
+        ident = self.table.sizeHintForColumn(COL["ID"])
+        if ident > 0:
+            self.table.setColumnWidth(COL["ID"], max(60, min(ident, viewport // 3, viewport - review)))
 
     def _on_count(self, n: int) -> None:
         ds = self.current_dataset()

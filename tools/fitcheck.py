@@ -5,13 +5,18 @@ of their parent (a button pushed past the window's edge, a pane squeezed below
 its minimum) and every label whose text does not fit its box. A scroll area's
 content is exempt from the first check (it can be scrolled to), not what it holds;
 labels marked ``elide="id"`` elide by design (the whole id is in their tooltip).
+Tables name columns that must be in view: ``wholeColumns`` (every shown cell's text
+reads whole, e.g. the review state) and ``elidedColumns`` (in view, at least a few
+characters wide; the text may elide, e.g. ids).
 Used by tests/ui/test_fit.py and tools/journey_screenshots.py.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect
-from PySide6.QtWidgets import QAbstractScrollArea, QDockWidget, QLabel, QScrollArea, QWidget
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtWidgets import (
+    QAbstractScrollArea, QDockWidget, QLabel, QLayout, QScrollArea, QTableView, QTabWidget, QWidget,
+)
 
 TOLERANCE = 1  # px: rounding in layouts
 
@@ -78,6 +83,96 @@ def fit_problems(window: QWidget) -> list[str]:
                 problems.append(f"sticks out of its parent: {_describe(w)} at {box.getRect()} "
                                 f"in {parent.rect().getRect()}")
                 continue
+        if w.layout() is not None:
+            problems.extend(overlap_problems(w))
+        if isinstance(w, QTableView):
+            problems.extend(table_problems(w))
+        if isinstance(w, QTabWidget) and tabs_cut(w):
+            bar = w.tabBar()
+            problems.append(f"tabs scroll or elide: {_describe(w)} tabs "
+                            f"{[bar.tabText(i) for i in range(bar.count())]} need {tabs_width(w)} px, "
+                            f"have {bar.width()} px")
         if isinstance(w, QLabel) and w.property("elide") != "id" and label_cut(w):
             problems.append(f"text cut: {_describe(w)} needs {w.sizeHint().toTuple()} has {w.size().toTuple()}")
+    return problems
+
+
+def _laid_out(layout: QLayout) -> list[QWidget]:
+    out = []
+    for i in range(layout.count()):
+        item = layout.itemAt(i)
+        if item.widget() is not None:
+            out.append(item.widget())
+        elif item.layout() is not None:
+            out.extend(_laid_out(item.layout()))
+    return out
+
+
+def overlap_problems(w: QWidget) -> list[str]:
+    """Widgets of one layout drawn over each other: the layout got less room than its
+    content needs (a wrapped label's height is not in a plain QLabel's minimum)."""
+    shown = [k for k in _laid_out(w.layout()) if k.isVisible() and k.width() > 0 and k.height() > 0]
+    problems = []
+    for i, a in enumerate(shown):
+        for b in shown[i + 1:]:
+            both = a.geometry().intersected(b.geometry())
+            if both.width() > 2 * TOLERANCE and both.height() > 2 * TOLERANCE:
+                problems.append(f"drawn over each other: {_describe(a)} at {a.geometry().getRect()} and "
+                                f"{_describe(b)} at {b.geometry().getRect()}")
+    return problems
+
+
+def tabs_width(tabs: QTabWidget) -> int:
+    bar = tabs.tabBar()
+    return sum(bar.tabSizeHint(i).width() for i in range(bar.count()) if bar.isTabVisible(i))
+
+
+def tabs_cut(tabs: QTabWidget) -> bool:
+    """Whether a tab widget's tabs need more room than their bar has (Qt then shows
+    scroll arrows or elides the titles: "Model text", "Prediction", "D…")."""
+    if tabs.tabPosition() not in (QTabWidget.TabPosition.North, QTabWidget.TabPosition.South):
+        return False
+    return tabs_width(tabs) > tabs.tabBar().width() + TOLERANCE
+
+
+CELL_PADDING = 8  # px a cell's text needs beyond its advance (margins and the focus frame)
+
+
+def table_problems(table: QTableView) -> list[str]:
+    """Columns a table says must be in view (``wholeColumns`` / ``elidedColumns``) that are
+    scrolled or squeezed out of it, and cut cells in ``wholeColumns`` among the shown rows."""
+    model = table.model()
+    whole, elided = table.property("wholeColumns") or [], table.property("elidedColumns") or []
+    if model is None or not (whole or elided):
+        return []
+    problems = []
+    header = table.horizontalHeader()
+    viewport = table.viewport().width()
+    metrics = table.fontMetrics()
+    name = lambda c: model.headerData(c, Qt.Orientation.Horizontal)  # noqa: E731
+    for column in [*whole, *elided]:
+        if table.isColumnHidden(column):
+            continue
+        left = header.sectionViewportPosition(column)
+        width = header.sectionSize(column)
+        if left < 0 or left + width > viewport + TOLERANCE:
+            problems.append(f"column {name(column)!r} of {_describe(table)} is not in view: "
+                            f"{left}..{left + width} px of {viewport} px")
+        elif column in elided and width < metrics.horizontalAdvance("M") * 5:
+            problems.append(f"column {name(column)!r} of {_describe(table)} is {width} px: too narrow to read")
+    first = table.rowAt(0)
+    last = table.rowAt(table.viewport().height() - 1)
+    if first < 0:
+        return problems
+    last = model.rowCount() - 1 if last < 0 else last
+    for column in whole:
+        if table.isColumnHidden(column):
+            continue
+        for row in range(first, last + 1):
+            text = model.data(model.index(row, column))
+            if text and metrics.horizontalAdvance(str(text)) + CELL_PADDING > header.sectionSize(column):
+                problems.append(f"cell text cut: {name(column)!r} row {row} {str(text)!r} needs "
+                                f"{metrics.horizontalAdvance(str(text)) + CELL_PADDING} px, has "
+                                f"{header.sectionSize(column)} px")
+                break
     return problems

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 JOURNEYS = ["tests/ui/test_journey_first_day.py", "tests/ui/test_journey_runs.py",
-            "tests/ui/test_journey_fix_editor.py", "tests/ui/test_fit.py"]
+            "tests/ui/test_journey_fix_editor.py", "tests/ui/test_fit.py", "tests/ui/test_release_counts.py",
+            "tests/ui/test_list_diff.py"]
 
 
 def main(argv: list[str] | None = None) -> int:

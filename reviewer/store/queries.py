@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import Select, case, func, or_, select
+from sqlalchemy import Select, bindparam, case, func, or_, select
 
 from reviewer.review.protocol import STAGE_ALIASES, STORED_STAGES, Stage
 from reviewer.store.models import Item, ItemReview, Output, Score
@@ -78,6 +78,9 @@ class ItemQuery:
     # Items whose stored result of this guard failed without an override ("any": of any guard);
     # see reviewer.guards.filters.
     guard_failed: str | None = None
+    # Only these items (a set someone picked elsewhere, e.g. the release panel's "withheld" count);
+    # None: no such restriction. The ids are rendered into the SQL (no bound-parameter limit).
+    item_ids: tuple[int, ...] | None = None
     sort: str = "position"  # a SORTABLE key, "review" (REVIEW_STATES order) or "score" (with score_run_id)
     descending: bool = False
 
@@ -113,6 +116,9 @@ class ItemQuery:
             from reviewer.guards.filters import failed_clause  # the guards own their tables
 
             stmt = stmt.where(failed_clause(item_t.c.id, self.guard_failed))
+        if self.item_ids is not None:
+            ids = sorted({int(i) for i in self.item_ids})
+            stmt = stmt.where(item_t.c.id.in_(bindparam("only_item_ids", ids, expanding=True, literal_execute=True)))
         return stmt
 
     def _review_clause(self):

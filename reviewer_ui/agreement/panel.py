@@ -238,12 +238,17 @@ class AgreementPanel(QWidget):
         dcol.addWidget(self.disagreement_table)
 
         self.tabs = QTabWidget()
-        self.tabs.addTab(split, "Coefficients")
-        self.tabs.addTab(self.verdict_page, "Verdicts")
-        self.tabs.addTab(self.ambiguity_page, "Ambiguity && difficulty")
-        self.tabs.addTab(self.tags_page, "Error tags")
-        self.tabs.addTab(self.fixes_text, "Fixes")
-        self.tabs.addTab(disagreements, "Disagreements")
+        # Short titles (the full name in each tab's tooltip): at 1366x768 the dock is ~470 px
+        # and six long titles scrolled. No scroll arrows: every title reads whole.
+        self.tabs.setUsesScrollButtons(False)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
+        for page, title, tip in ((split, "Coefficients", "Agreement coefficients per rubric field"),
+                                 (self.verdict_page, "Verdicts", "Verdicts: annotator A against annotator B"),
+                                 (self.ambiguity_page, "Levels", "Ambiguity and difficulty levels"),
+                                 (self.tags_page, "Tags", "Error tags"),
+                                 (self.fixes_text, "Fixes", "Fixes to the gold"),
+                                 (disagreements, "Disputes", "Items with the most disagreement")):
+            self.tabs.setTabToolTip(self.tabs.addTab(page, title), tip)
 
         col = QVBoxLayout(self)
         col.setContentsMargins(6, 6, 6, 6)

@@ -46,6 +46,16 @@ COLUMNS = (
 )
 COL = {name: i for i, (name, _) in enumerate(COLUMNS)}
 _ROOT = QModelIndex()
+# The Review column is narrow (the browser is a column beside the item): the review core's
+# phrases in short, so the state reads whole; the cell's tooltip has the full sentence.
+_SHORT_REVIEW = (("yours: ", "you: "), ("not reviewed by you yet", "not reviewed"),
+                 ("waiting for a second review", "awaiting 2nd review"))
+
+
+def short_review_label(text: str) -> str:
+    for long, short in _SHORT_REVIEW:
+        text = text.replace(long, short)
+    return text
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 
@@ -213,7 +223,10 @@ class ItemTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if col == COL["Question"]:
                 return r.question
-            if col in (COL["ID"], COL["Review"], COL["Category"], COL["Domain"]):
+            if col == COL["Review"]:
+                state = self._states.get(r.id)
+                return state.label() if state else None  # the full sentence
+            if col in (COL["ID"], COL["Category"], COL["Domain"]):
                 return self._display(r, col) or None  # the whole text: the column may elide it
             if col == COL["Gold"] and r.edited:
                 return "The gold was edited in reviewer (differs from the imported gold)"
@@ -249,7 +262,7 @@ class ItemTableModel(QAbstractTableModel):
             return "edited" if r.edited else ""
         if col == COL["Review"]:
             state = self._states.get(r.id)
-            return state.label() if state else ""
+            return short_review_label(state.label()) if state else ""
         if col == COL["Score"]:
             if self._scores is None:
                 return ""

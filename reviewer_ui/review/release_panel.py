@@ -1,6 +1,10 @@
 """The release panel: how many items are released as Gold, why the others are
 not, and "Export Gold…" (JSONL with provenance, or the dataset's own format).
 
+Every count is a way into the items it counts: "Released", "Withheld" and each
+reason (click, or Enter on the focused entry) emit ``show_items`` with a label
+and the item ids; the main window narrows its item table to exactly those.
+
 Counting (``release.gold_status``) and exporting run as jobs on the
 workspace's job runner when one is given, else synchronously.
 """
@@ -9,11 +13,12 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QFileDialog, QHBoxLayout, QLabel, QListWidget, QMessageBox, QPushButton, QVBoxLayout, QWidget,
+    QFileDialog, QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMessageBox, QPushButton, QVBoxLayout, QWidget,
 )
 
 from reviewer.jobs import silent
@@ -28,13 +33,37 @@ def reason_group(reason: str) -> str:
     return re.sub(r"^call \d+ \(.*?\) parameter .*", "a call uses a response no earlier call returns", reason)
 
 
+@dataclass
+class ReleaseGroups:
+    """Which items are released, which withheld, and the withheld ones by reason group
+    (ids in dataset order; an item may be under several reasons)."""
+
+    released: list[int] = field(default_factory=list)
+    withheld: list[int] = field(default_factory=list)
+    by_reason: dict[str, list[int]] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return len(self.released) + len(self.withheld)
+
+    def reasons(self) -> Counter:
+        return Counter({reason: len(ids) for reason, ids in self.by_reason.items()})
+
+
+def release_groups(ctx, store, dataset_id: int) -> ReleaseGroups:
+    """Job body: the dataset's items grouped as the release rule sees them."""
+    groups = ReleaseGroups()
+    for s in release.gold_status(store, dataset_id):
+        (groups.released if s.released else groups.withheld).append(s.item_id)
+        for reason in dict.fromkeys(reason_group(r) for r in s.reasons):
+            groups.by_reason.setdefault(reason, []).append(s.item_id)
+    return groups
+
+
 def count_release(ctx, store, dataset_id: int) -> tuple[int, int, Counter]:
-    """Job body: (released, total, Counter of reasons for the rest)."""
-    statuses = release.gold_status(store, dataset_id)
-    reasons: Counter = Counter()
-    for s in statuses:
-        reasons.update({reason_group(r) for r in s.reasons})
-    return sum(s.released for s in statuses), len(statuses), reasons
+    """(released, total, Counter of reasons for the rest)."""
+    groups = release_groups(ctx, store, dataset_id)
+    return len(groups.released), groups.total, groups.reasons()
 
 
 def export_jsonl(ctx, store, dataset_id: int, path: Path) -> str:
@@ -50,6 +79,7 @@ def export_source(ctx, store, dataset_id: int, out: Path) -> str:
 class ReleasePanel(QWidget):
     counted = Signal()
     exported = Signal(str)  # the message shown
+    show_items = Signal(str, list)  # (what they are, e.g. "withheld (rejected)"; their item ids)
 
     def __init__(self, session, runner=None, parent: QWidget | None = None):
         super().__init__(parent)
@@ -58,12 +88,25 @@ class ReleasePanel(QWidget):
         self.dataset_id: int | None = None
         self.released = self.total = 0
         self.reasons: Counter = Counter()
+        self.groups = ReleaseGroups()
 
         title = QLabel("Gold release")
         title.setObjectName("heading")
         self.summary = rich_label()
         self.summary.setText("No dataset chosen.")
+        # The counts are buttons: each lists exactly its items in the item table.
+        self.released_button = QPushButton("Released: 0")
+        self.withheld_button = QPushButton("Withheld: 0")
+        for button, which in ((self.released_button, "released"), (self.withheld_button, "withheld")):
+            button.setObjectName("countLink")
+            button.setToolTip(f"List the {which} items in the item table")
+            button.setEnabled(False)
+        self.released_button.clicked.connect(lambda: self._show("released as Gold", self.groups.released))
+        self.withheld_button.clicked.connect(lambda: self._show("withheld from Gold", self.groups.withheld))
         self.reason_list = QListWidget()
+        self.reason_list.setToolTip("Click a reason (or press Enter on it) to list its items in the item table")
+        self.reason_list.itemClicked.connect(self._show_reason)
+        self.reason_list.itemActivated.connect(self._show_reason)
         self.refresh_button = QPushButton("Recount")
         self.refresh_button.clicked.connect(self.refresh)
         self.export_button = QPushButton("Export Gold…")
@@ -79,8 +122,15 @@ class ReleasePanel(QWidget):
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addWidget(title)
         layout.addWidget(self.summary)
-        reasons_title = QLabel("Why the other items are not Gold (an item may have several reasons)")
+        counts = QHBoxLayout()
+        counts.addWidget(self.released_button)
+        counts.addWidget(self.withheld_button)
+        counts.addStretch(1)
+        layout.addLayout(counts)
+        reasons_title = QLabel("Why the other items are not Gold (an item may have several reasons; "
+                               "click one to list its items)")
         reasons_title.setObjectName("sectionTitle")
+        reasons_title.setWordWrap(True)
         layout.addWidget(reasons_title)
         layout.addWidget(self.reason_list, 1)
         layout.addLayout(buttons)
@@ -101,17 +151,30 @@ class ReleasePanel(QWidget):
         if self.dataset_id is None:
             return
         self.status.setText("counting…")
-        self._run("review-release", count_release, self.session.store, self.dataset_id, on_result=self._show)
+        self._run("review-release", release_groups, self.session.store, self.dataset_id, on_result=self._counted)
 
-    def _show(self, result) -> None:
-        self.released, self.total, self.reasons = result
+    def _counted(self, groups: ReleaseGroups) -> None:
+        self.groups = groups
+        self.released, self.total, self.reasons = len(groups.released), groups.total, groups.reasons()
         self.summary.setText(f"<b>{self.released}</b> of {self.total} items are released as Gold "
                              "(settled Pass or Fix, automatic checks pass, ambiguity Low or Medium).")
+        self.released_button.setText(f"Released: {self.released}")
+        self.withheld_button.setText(f"Withheld: {len(groups.withheld)}")
+        self.released_button.setEnabled(bool(groups.released))
+        self.withheld_button.setEnabled(bool(groups.withheld))
         self.reason_list.clear()
         for reason, n in self.reasons.most_common():
-            self.reason_list.addItem(f"{n:>6}  {reason}")
+            entry = QListWidgetItem(f"{n:>6}  {reason}", self.reason_list)
+            entry.setData(Qt.ItemDataRole.UserRole, reason)
         self.status.setText("")
         self.counted.emit()
+
+    def _show_reason(self, entry: QListWidgetItem) -> None:
+        reason = entry.data(Qt.ItemDataRole.UserRole)
+        self._show(f"withheld ({reason})", self.groups.by_reason.get(reason, []))
+
+    def _show(self, label: str, ids: list[int]) -> None:
+        self.show_items.emit(label, list(ids))
 
     def choose_export(self) -> None:
         if self.dataset_id is None:

@@ -37,6 +37,7 @@ from reviewer_ui.runs.progress import ProgressLine
 from reviewer_ui.runs.rerun_dialog import RerunDialog, RerunRequest
 from reviewer_ui.runs.results import ResultsView
 from reviewer_ui.runs.tables import SortItem, fill, make_table
+from reviewer_ui.widgets.wrapped_label import WrappedLabel
 
 WORK = "runs:work"
 RESCORE_DELAY_MS = 300  # gold edits come in bursts (fix, then settle): re-score once they pause
@@ -85,9 +86,8 @@ class RunsPanel(QWidget):
         self.retry_button.clicked.connect(self.retry_errors)
         self.cancel_button.clicked.connect(self.cancel)
         self.progress = ProgressLine()
-        self.status = QLabel("")
+        self.status = WrappedLabel("")  # a long connection error must not push the buttons under the table
         self.status.setObjectName("muted")
-        self.status.setWordWrap(True)
         self.report = QTextBrowser()
         self.report.setVisible(False)
         self.report.setMaximumHeight(150)

@@ -10,6 +10,10 @@ The run the score filters use is the main window's Run picker (``set_run``);
 without a run the score range and "disagrees with" are disabled and ignored.
 Saved filters name the other run by its name, so a saved filter means the same
 in any dataset that has a run of that name.
+
+"Only these items" (``show_only``): a set of items picked elsewhere (the release
+panel's counts) narrows the table on top of the other filters, shown as a line
+with a "Show all" button; it is not saved, and clearing the filters drops it.
 """
 
 from __future__ import annotations
@@ -59,6 +63,19 @@ class FilterBar(QWidget):
         self._run_id: int | None = None
         self._runs: list[tuple[int, str]] = []  # (id, name) of the dataset's runs
         self._quiet = False
+        self._only: tuple[str, tuple[int, ...]] | None = None  # (label, item ids) from show_only
+
+        self.only_label = QLabel("")
+        self.only_label.setObjectName("onlyItems")
+        self.only_label.setWordWrap(True)
+        self.only_clear = QToolButton(text="Show all", toolTip="Drop the item set; the other filters stay")
+        self.only_clear.clicked.connect(lambda: self.clear_only())
+        self.only_row = QWidget()
+        only = QHBoxLayout(self.only_row)
+        only.setContentsMargins(0, 0, 0, 0)
+        only.addWidget(self.only_label, 1)
+        only.addWidget(self.only_clear)
+        self.only_row.setVisible(False)
 
         self.search = QLineEdit()
         self.search.setPlaceholderText("Search id or question  (Ctrl+F)")
@@ -147,6 +164,7 @@ class FilterBar(QWidget):
         saved_row.addWidget(self.delete_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.only_row)
         layout.addWidget(self.search)
         layout.addLayout(grid)
         layout.addLayout(score_row)
@@ -221,6 +239,29 @@ class FilterBar(QWidget):
         self.disagree.setEnabled(has_run and self.disagree.count() > 1)
         self.score_note.setText("" if has_run else "(pick a run)")
 
+    # -- a set of items picked elsewhere -------------------------------------------------
+
+    def show_only(self, label: str, item_ids) -> None:
+        """Narrow the table to ``item_ids`` (described by ``label``) and emit ``changed``."""
+        ids = tuple(item_ids)
+        self._only = (label, ids)
+        n = len(ids)
+        self.only_label.setText(f"Showing only the {n} item{'s' if n != 1 else ''} {label}")
+        self.only_row.setVisible(True)
+        self._emit()
+
+    def only(self) -> tuple[str, tuple[int, ...]] | None:
+        return self._only
+
+    def clear_only(self, emit: bool = True) -> None:
+        if self._only is None:
+            return
+        self._only = None
+        self.only_label.setText("")
+        self.only_row.setVisible(False)
+        if emit:
+            self._emit()
+
     # -- state ---------------------------------------------------------------------------
 
     def state(self) -> dict:
@@ -245,6 +286,7 @@ class FilterBar(QWidget):
         mode_before = self.mode()
         self._quiet = True
         try:
+            self.clear_only(emit=False)
             self.search.setText(state.get("text") or "")
             for combo, (key, legacy) in zip((self.kind, self.category, self.depth), _MULTI):
                 values = state.get(key)
@@ -295,6 +337,7 @@ class FilterBar(QWidget):
             score_max=s["score_max"] if ranged else None,
             runs_disagree=(run, other) if run is not None and other is not None else None,
             guard_failed=s.get("guard_failed"),
+            item_ids=self._only[1] if self._only is not None else None,
         )
         if query.sort == "score" and run is None:  # nothing to sort by without a run
             query = replace(query, sort="position", descending=False)

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSizePolicy,
-    QTabWidget,
+    QStackedWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -57,7 +57,13 @@ class TextPane(QTextBrowser):
 
 class OutputsPane(QWidget):
     """One output of the item at a time, chosen by run; shows the model's text
-    (Python highlighted for code answers), the benchmark's prediction, status and extras."""
+    (Python highlighted for code answers), the benchmark's prediction, status and extras.
+
+    Which of the three is shown is a small "Show" list, not tabs: this pane is often
+    the narrow one (about 220 px at 1366x768), where three tabs scrolled ("Model text",
+    "Prediction", "D…")."""
+
+    VIEWS = ("Model text", "Prediction", "Details")
 
     output_changed = Signal(object)  # PreparedOutput or None
 
@@ -65,7 +71,10 @@ class OutputsPane(QWidget):
         super().__init__(parent)
         self.outputs: list[PreparedOutput] = []
         self.picker = QComboBox()
-        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # Long run labels elide inside the box (the open list shows them whole) rather than widen the pane.
+        self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.picker.setMinimumContentsLength(8)
+        self.picker.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.picker.currentIndexChanged.connect(self._on_pick)
         self.status = QLabel("")
         self.status.setWordWrap(True)
@@ -73,21 +82,31 @@ class OutputsPane(QWidget):
         self.text = LineView()
         self.prediction = LineView()
         self.extra = LineView()
-        self.tabs = QTabWidget()
-        self.tabs.addTab(self.text, "Model text")
-        self.tabs.addTab(self.prediction, "Prediction")
-        self.tabs.addTab(self.extra, "Details")
+        self.stack = QStackedWidget()
+        self.view_picker = QComboBox()
+        self.view_picker.setToolTip("What of the output to show: the model's text, the benchmark's "
+                                    "prediction read from it, or the other recorded fields")
+        for view, name in zip((self.text, self.prediction, self.extra), self.VIEWS):
+            self.stack.addWidget(view)
+            self.view_picker.addItem(name)
+        self.view_picker.currentIndexChanged.connect(self.stack.setCurrentIndex)
         head = QHBoxLayout()
         title = QLabel("Output of")
         title.setObjectName("sectionTitle")
         head.addWidget(title)
-        head.addWidget(self.picker)
-        head.addStretch(1)
+        head.addWidget(self.picker, 1)
+        shown = QHBoxLayout()
+        show_label = QLabel("Show")
+        show_label.setBuddy(self.view_picker)
+        shown.addWidget(show_label)
+        shown.addWidget(self.view_picker)
+        shown.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(head)
         layout.addWidget(self.status)
-        layout.addWidget(self.tabs, 1)
+        layout.addLayout(shown)
+        layout.addWidget(self.stack, 1)
 
     def set_outputs(self, outputs: list[PreparedOutput], run_id: int | None) -> None:
         self.outputs = outputs
@@ -133,6 +152,15 @@ class OutputsPane(QWidget):
         self.text.set_document(p.text)
         self.prediction.set_document(p.prediction or LineDocument([], banner="no separate prediction"))
         self.extra.set_document(p.extra or LineDocument([], banner="no other fields"))
-        self.tabs.setTabEnabled(1, p.prediction is not None)
-        self.tabs.setTabEnabled(2, p.extra is not None)
+        self.set_view_enabled(1, p.prediction is not None)
+        self.set_view_enabled(2, p.extra is not None)
         self.output_changed.emit(p)
+
+    def set_view_enabled(self, index: int, enabled: bool) -> None:
+        """Offer (or grey out) one of the views; a greyed-out view shown falls back to the text."""
+        self.view_picker.model().item(index).setEnabled(enabled)
+        if not enabled and self.view_picker.currentIndex() == index:
+            self.view_picker.setCurrentIndex(0)
+
+    def show_view(self, name: str) -> None:
+        self.view_picker.setCurrentIndex(self.VIEWS.index(name))

@@ -107,7 +107,16 @@ def shot(window, step: str, *extra) -> None:
         return
     from PySide6.QtWidgets import QApplication
 
+    # Photograph the window once its layout has settled (a dock refits in a posted event):
+    # a shot of a transient state showed cut controls no user would see. Screenshot mode only.
+    import time
+
+    from tools.fitcheck import fit_problems
+
     for _ in range(3):
+        QApplication.processEvents()
+    deadline = time.monotonic() + 2.0
+    while fit_problems(window) and time.monotonic() < deadline:
         QApplication.processEvents()
     test = os.environ.get("PYTEST_CURRENT_TEST", "journey").split("::")[-1].split(" ")[0]
     test = re.sub(r"[^A-Za-z0-9x_-]+", "-", test.replace("test_", ""))[:100]

@@ -265,4 +265,6 @@ def test_review_column_sorts_by_progress(qtbot, win, sample_store):
     win.table.sortByColumn(COL["Review"], Qt.SortOrder.DescendingOrder)
     a = sample_store.annotated
     assert _shown_ids(win)[:3] == [a["settled"], a["disagreement"], a["in_review"]]
-    assert [win.model.index(r, COL["Review"]).data() for r in range(3, 32)] == ["not reviewed by you yet"] * 29  # an annotator's view (blind)
+    assert [win.model.index(r, COL["Review"]).data() for r in range(3, 32)] == ["not reviewed"] * 29  # an annotator's view (blind)
+    tip = win.model.index(3, COL["Review"]).data(Qt.ItemDataRole.ToolTipRole)
+    assert tip == "not reviewed by you yet"  # the cell is short; its tooltip says it whole

@@ -14,7 +14,13 @@ SIZES = [(1366, 768), (1920, 1080)]
 
 
 def _fits(qtbot, w, where: str) -> None:
-    """Layouts settle in posted events: wait (bounded) until nothing is cut, else report what is."""
+    """Layouts settle in posted events: wait (bounded) until nothing is cut, else report what is.
+    The posted layout requests of a newly shown item run first, so a check cannot pass on the
+    state before them (a new kind's wider layout squeezed the Review dock a moment later)."""
+    from PySide6.QtWidgets import QApplication
+
+    for _ in range(3):
+        QApplication.processEvents()
     try:
         qtbot.waitUntil(lambda: fit_problems(w) == [], timeout=3000)
     except Exception:  # noqa: BLE001 - pytest-qt's TimeoutError: report what is cut instead

@@ -16,13 +16,29 @@ from reviewer.samples import DATA_DIR
 from reviewer.store import Store
 from tests.ui.conftest import shown_main_window
 from tests.ui.journeys import adjudicate_row, annotate_rows, become, shot
+from reviewer_ui.models.item_table import COL
+from tools.fitcheck import fit_problems
 
 DATASET = DATA_DIR / "schemagen" / "schemagen.jsonl"
 RUN = DATA_DIR / "schemagen" / "outputs" / "struct-tuned-8b.jsonl"
 
 
-def same_size(w, size) -> None:
+def same_size(w, size, qtbot=None) -> None:
+    """The window kept its size and (with ``qtbot``) nothing in it is cut (tools/fitcheck)."""
     assert w.size().toTuple() == tuple(size), "the window resized itself"
+    if qtbot is not None:
+        try:  # layouts settle in posted events
+            qtbot.waitUntil(lambda: fit_problems(w) == [], timeout=3000)
+        except Exception:  # noqa: BLE001 - report what is cut
+            assert fit_problems(w) == []
+
+
+def settled_view(qtbot, w, who: str, n: int = 5) -> None:
+    """After a burst of saves the window catches up (the Review column repaints after a
+    pause, the queue's count is a job): wait until it shows what was done, as a user would."""
+    qtbot.waitUntil(lambda: f"({who}) annotated {n} of {n} items" in w.review.queues.mine_label.text(), timeout=5000)
+    qtbot.waitUntil(lambda: all("not reviewed" not in str(w.model.index(r, COL["Review"]).data())
+                                for r in range(w.model.rowCount())), timeout=5000)
 
 
 def file_dialog_import(qtbot, window, keys, path: Path):
@@ -68,16 +84,21 @@ def test_first_day_import_annotate_twice_adjudicate_export(qtbot, tmp_path, sett
 
         become(w, "alice")
         annotate_rows(qtbot, w, {0: "pass", 1: "pass", 2: "pass", 3: "pass", 4: "reject"})
+        settled_view(qtbot, w, "alice")
         shot(w, "alice-annotated")
-        same_size(w, size)
+        same_size(w, size, qtbot)
         become(w, "bob")
         annotate_rows(qtbot, w, {0: "pass", 1: "reject", 2: "pass", 3: "reject", 4: "reject"})
+        settled_view(qtbot, w, "bob")
         shot(w, "bob-annotated")
-        same_size(w, size)
+        same_size(w, size, qtbot)
         become(w, "carol", "adjudicator")
         for row, take in ((1, "a"), (3, "b")):  # the two disagreements
             adjudicate_row(qtbot, w, row, take, f"checked the source of row {row}")
             shot(w, f"adjudicated-row{row}")
+            # Size only: on this branch the adjudication view still draws its reasons line over the
+            # comparison table's last row (8 px; fitcheck reports it); protocol2 moved that line
+            # above the splitter (570c7b0). After that merge this becomes same_size(w, size, qtbot).
             same_size(w, size)
 
         w.activateWindow()

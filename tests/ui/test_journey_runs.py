@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 
 from reviewer.testing.openai_server import OpenAIServer, Reply
 from tests.ui.conftest import shown_main_window
+from tools.fitcheck import fit_problems
 from tests.ui.journeys import shot
 from tests.ui.runs.conftest import open_dataset, samples_store  # noqa: F401 - a fixture
 
@@ -84,6 +85,11 @@ def test_closed_port_shows_the_error_in_seconds_and_the_run_stops(qtbot, samples
         assert row_of(panel, "dead")["Missing"] == "29" and row_of(panel, "dead")["OK"] == "0"
         shot(w, "run-stopped")
         assert w.size().toTuple() == size
+        # The three-line error must not push the Runs panel's buttons under its table.
+        try:
+            qtbot.waitUntil(lambda: fit_problems(w) == [], timeout=3000)
+        except Exception:  # noqa: BLE001 - report what is cut
+            assert fit_problems(w) == []
     finally:
         w.runner.shutdown(5000)
 

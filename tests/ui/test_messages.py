@@ -15,9 +15,12 @@ def test_ids_and_review_states_have_their_whole_text_in_a_tooltip(qtbot, window)
     open_dataset(qtbot, window, "tool_qa")
     assert window.table.textElideMode() == Qt.TextElideMode.ElideMiddle
     m = window.model
-    for column in ("ID", "Review"):
-        index = m.index(0, COL[column])
-        assert m.data(index, Qt.ItemDataRole.ToolTipRole) == m.data(index, Qt.ItemDataRole.DisplayRole)
+    index = m.index(0, COL["ID"])
+    assert m.data(index, Qt.ItemDataRole.ToolTipRole) == m.data(index, Qt.ItemDataRole.DisplayRole)
+    # The Review cell shows the short form (it reads whole in the narrow column); the tooltip the sentence.
+    index = m.index(0, COL["Review"])
+    assert m.data(index, Qt.ItemDataRole.DisplayRole) == "not reviewed"
+    assert m.data(index, Qt.ItemDataRole.ToolTipRole) == "not reviewed by you yet"
 
 
 def test_tool_qa_header_shows_quotes_not_entities(qtbot, window):

@@ -11,11 +11,17 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
+from reviewer.jsondiff.listlike import read_pair
 from reviewer_ui.itemprep import ItemBundle, PreparedOutput
 from reviewer_ui.textdoc import value_document
 from reviewer_ui.views.diff_view import DiffView
 from reviewer_ui.views.panes import OutputsPane, TextPane, section
 from reviewer_ui.widgets.line_view import LineView
+
+
+READ_AS_LIST_TIP = ("The answer is stored as text. For this comparison only it is read as a list, so the "
+                    "diff shows which elements are missing or extra; scoring compares the text as the "
+                    "benchmark does.")
 
 
 class KindLayout(QWidget):
@@ -31,6 +37,10 @@ class KindLayout(QWidget):
         self.outputs = OutputsPane()
         self.diff = DiffView(runner, key=f"diff:{self.kind or 'item'}")
         self.tabs = QTabWidget()
+        # Every tab title reads whole: no scroll arrows, no "Gold vs o…". The tab bar's full
+        # width becomes the pane's minimum, which the layout splitter respects.
+        self.tabs.setUsesScrollButtons(False)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         for widget, title in self.extra_tabs():
             self.tabs.addTab(widget, title)
         self.tabs.addTab(self.outputs, "Output")
@@ -97,7 +107,16 @@ class KindLayout(QWidget):
             self.diff.clear("no output to compare with the gold")
             return
         title = f"Output of {p.label}" + ("" if p.value_ok else " (no JSON found: raw text)")
-        self.diff.compare(self.bundle.detail.gold, p.value, "Gold", title)
+        # List answers stored as text ("a, b", "['a', 'b']") are compared element by element
+        # here (display only: scoring reads them as the benchmark does); the titles say so.
+        pair = read_pair(self.bundle.detail.gold, p.value)
+        gold_title = "Gold" + (f" ({pair.left_note})" if pair.left_note else "")
+        if pair.right_note:
+            title += f" ({pair.right_note})"
+        tip = READ_AS_LIST_TIP if pair.read else ""
+        self.diff.title_left.setToolTip(tip)
+        self.diff.title_right.setToolTip(tip)
+        self.diff.compare(pair.left, pair.right, gold_title, title)
 
 
 class GenericLayout(KindLayout):

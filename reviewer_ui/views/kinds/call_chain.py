@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QComboBox,
@@ -43,6 +43,23 @@ def call_text(call: dict | None) -> str:
     return f"{call.get('api_name', '?')}({args}){out}"
 
 
+STATUS_SHARE = 0.3
+
+
+class _OnResize(QObject):
+    """Calls ``slot`` after ``widget`` changed size."""
+
+    def __init__(self, widget: QWidget, slot):
+        super().__init__(widget)
+        self.slot = slot
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.slot()
+        return False
+
+
 class CallChainLayout(KindLayout):
     kind = ItemKind.CALL_CHAIN
 
@@ -67,6 +84,10 @@ class CallChainLayout(KindLayout):
         h = self.calls.horizontalHeader()
         h.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         h.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        # The status ("params differ: flight_id, passenger…") wraps in at most STATUS_SHARE of the
+        # table: sized to its text, it squeezed the two calls to "s…" in a 290 px pane.
+        h.setSectionResizeMode(3, QHeaderView.ResizeMode.Interactive)
+        self._fit_on_resize = _OnResize(self.calls, self._fit_call_columns)
         table_box = QWidget()
         col = QVBoxLayout(table_box)
         col.setContentsMargins(2, 2, 2, 2)
@@ -91,6 +112,12 @@ class CallChainLayout(KindLayout):
         gcol.addWidget(self.graph, 1)
         self._alignment: CallAlignment | None = None
         return [(table_box, "Calls"), (graph_box, "Graph")]
+
+    def _fit_call_columns(self) -> None:
+        """Status: its text's width, at most STATUS_SHARE of the table (it wraps); the calls share the rest."""
+        want = max(self.calls.sizeHintForColumn(3), self.calls.horizontalHeader().sectionSizeHint(3))
+        self.calls.setColumnWidth(3, max(70, min(want, int(self.calls.viewport().width() * STATUS_SHARE))))
+        self.calls.resizeRowsToContents()
 
     def fill_left(self, bundle: ItemBundle) -> None:
         self.task.set_text(bundle.detail.question)
@@ -125,8 +152,7 @@ class CallChainLayout(KindLayout):
                     item.setForeground(QBrush(c[STATUS_ROLE.get(row.status, "text")]))
                 self.calls.setItem(r, k, item)
         self.calls.resizeColumnToContents(0)
-        self.calls.resizeColumnToContents(3)
-        self.calls.resizeRowsToContents()
+        self._fit_call_columns()
         if label is None:
             self.summary.setText(f"{len(a.gold)} gold call(s); no model output for this item.")
         elif a.predicted is None:
