@@ -96,10 +96,7 @@ def test_first_day_import_annotate_twice_adjudicate_export(qtbot, tmp_path, sett
         for row, take in ((1, "a"), (3, "b")):  # the two disagreements
             adjudicate_row(qtbot, w, row, take, f"checked the source of row {row}")
             shot(w, f"adjudicated-row{row}")
-            # Size only: on this branch the adjudication view still draws its reasons line over the
-            # comparison table's last row (8 px; fitcheck reports it); protocol2 moved that line
-            # above the splitter (570c7b0). After that merge this becomes same_size(w, size, qtbot).
-            same_size(w, size)
+            same_size(w, size, qtbot)
 
         w.activateWindow()
         qtbot.waitUntil(w.isActiveWindow, timeout=3000)
