@@ -180,6 +180,7 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.progress_text)
         self.statusBar().addPermanentWidget(self.cancel_button)
+        self._progressing: set = set()  # jobs whose progress the status bar shows
         self.runner.started.connect(self._watch_job)
         self.runner.active_changed.connect(self._on_active)
 
@@ -585,9 +586,12 @@ class MainWindow(QMainWindow):
     # -- jobs ---------------------------------------------------------------------------
 
     def _watch_job(self, job) -> None:
-        job.progressed.connect(self._on_progress)
+        job.progressed.connect(lambda p, job=job: self._on_progress(p, job))
+        job.done.connect(lambda job=job: self._progress_over(job))
 
-    def _on_progress(self, p) -> None:
+    def _on_progress(self, p, job=None) -> None:
+        if job is not None:
+            self._progressing.add(job)
         self.progress.setVisible(True)
         if p.total:
             self.progress.setRange(0, p.total)
@@ -601,13 +605,26 @@ class MainWindow(QMainWindow):
             self._progress_message = p.message
             self.statusBar().showMessage(p.message, 2000)
 
+    def _progress_over(self, job) -> None:
+        """The bar, its percentage, Cancel and the step's message belong to the jobs that report
+        progress: they go when the last of those ends, even while quick jobs (a save, an item's
+        review state) keep the runner busy."""
+        self._progressing.discard(job)
+        if not self._progressing:
+            self._hide_progress()
+
+    def _hide_progress(self) -> None:
+        self.progress.setVisible(False)
+        self.progress_text.setVisible(False)
+        self.cancel_button.setVisible(False)
+        # A job's step ("reading stored scores") is over: don't leave it shown.
+        if self.statusBar().currentMessage() == getattr(self, "_progress_message", None):
+            self.statusBar().clearMessage()
+
     def _on_active(self, n: int) -> None:
         if n == 0:
-            self.progress.setVisible(False)
-            self.progress_text.setVisible(False)
-            # A job's step ("reading stored scores") is over when no job runs: don't leave it shown.
-            if self.statusBar().currentMessage() == getattr(self, "_progress_message", None):
-                self.statusBar().clearMessage()
+            self._progressing.clear()
+            self._hide_progress()
         self.cancel_button.setVisible(n > 0 and self.progress.isVisible())
 
     def _job_error(self, exc: BaseException, trace: str) -> None:

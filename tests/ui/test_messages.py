@@ -72,3 +72,35 @@ def test_the_percentage_stands_beside_the_bar_in_full(qtbot, window):
     assert window.progress_text.width() >= window.progress_text.sizeHint().width()
     window._on_active(0)
     assert not window.progress_text.isVisible()
+
+
+def test_the_progress_bar_goes_with_its_job_while_a_quick_job_still_runs(qtbot, window):
+    """A job that reported progress ends while another (a save, an item's review state) still
+    runs: its bar, percentage, Cancel and step message go at once, not when the runner is idle."""
+    import threading
+
+    from reviewer.jobs import Progress
+
+    open_dataset(qtbot, window, "tool_qa")
+    qtbot.waitUntil(lambda: window.runner.active == 0, timeout=10000)
+    release = threading.Event()
+
+    def quick_but_blocked(ctx):
+        release.wait(10)
+
+    def reporting(ctx):
+        ctx.progress(3, 3, "reading stored scores")
+
+    try:
+        window.runner.start("test-blocked", quick_but_blocked)
+        with qtbot.waitSignal(window.runner.job("test-blocked").done, timeout=15000, raising=False):
+            reporting_job = window.runner.start("test-reporting", reporting)
+            with qtbot.waitSignal(reporting_job.done, timeout=10000):
+                pass
+            assert window.runner.is_running("test-blocked")
+            assert not window.progress.isVisible() and not window.progress_text.isVisible()
+            assert not window.cancel_button.isVisible()
+            assert window.statusBar().currentMessage() != "reading stored scores"
+            release.set()
+    finally:
+        release.set()
