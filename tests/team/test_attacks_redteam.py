@@ -13,6 +13,7 @@ hole is fixed; the lead then removes the marker.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import psycopg
 import pytest
@@ -30,7 +31,8 @@ pytestmark = pytest.mark.postgres
 
 OK = {"schema_conformance": True, "content_faithfulness": True, "cross_field_consistency": True}
 BOB_SECRET = "bob-secret-note-7f3a"
-UNASSIGNED = "UNASSIGNED-SECRET-q5"  # in the question, gold and tool response of q5 (nobody's item)
+UNASSIGNED = "UNASSIGNED-SECRET-q5"  # in the question and gold of q5 (nobody's item)
+UNASSIGNED_CONTEXT = "UNASSIGNED-CONTEXT-q5"  # in q5's tool response
 
 
 def passed(note: str = "") -> Draft:
@@ -47,8 +49,8 @@ def items(team):
     """q0..q3 shared by alice and bob, q4 bob's alone, q5 nobody's (its texts carry UNASSIGNED)."""
     owner = Store(team.admin_url)
     records = [R.item(i, gold={"answer": f"A{i}"}, context=f"tool response {i}") for i in range(5)]
-    records.append(R.item(5, gold={"answer": UNASSIGNED}, question=f"{UNASSIGNED}?",
-                          context=f"tool response {UNASSIGNED}"))
+    records.append(R.item(5, gold={"answer": UNASSIGNED}, question=f"{UNASSIGNED}?", category="EXTRACTIVE",
+                          context=f"tool response of the fifth: {UNASSIGNED_CONTEXT}"))
     summary = import_dataset(owner.engine, R.dataset(records), silent())
     ids = [owner.find_item("demo", f"q{i}").id for i in range(6)]
     alice, bob = team.logins["alice"], team.logins["bob"]
@@ -254,7 +256,7 @@ def test_an_annotator_cannot_lock_everyone_out_of_annotations(team, items):
 def test_an_annotator_reads_no_tool_response_of_an_unassigned_item(team, items):
     with _raw(team, "alice") as conn:
         seen = json.dumps(conn.execute("select * from blob").fetchall())
-    assert UNASSIGNED not in seen
+    assert UNASSIGNED_CONTEXT not in seen
 
 
 # HOLE (side channel): USAGE, SELECT on ALL sequences. ``annotation_id_seq.last_value`` moves
@@ -282,11 +284,51 @@ def test_sequences_tell_an_annotator_nothing_and_take_no_writes(team, items):
     assert not advanced
 
 
+# HOLE: ``check_result`` (the quality guards' results) is readable by every role for every
+# item, without row-level security. The grounding guard stores the gold values it looked for
+# (details.values, and the summary when they are missing): alice reads the gold of q5, an
+# item not assigned to her.
+@pytest.mark.xfail(strict=True, reason="HOLE: check_result has no RLS; guard details carry unassigned items' gold")
+def test_an_annotator_reads_no_gold_of_an_unassigned_item_through_guard_results(team, items):
+    from reviewer.guards.job import run_checks
+
+    dataset_id, ids = items
+    owner = Store(team.admin_url)
+    run_checks(owner, dataset_id)
+    owner.close()
+    with _owner(team) as conn:  # the guards did store something about q5
+        assert conn.execute("select count(*) from check_result where item_id = %s", (ids[5],)).fetchone()[0] > 0
+    with _raw(team, "alice") as conn:
+        seen = json.dumps(conn.execute("select * from check_result").fetchall(), default=str)
+    assert UNASSIGNED not in seen
+
+
+# HOLE (to confirm with the lead: a consequence of a dataset's rule): with the agreement rule
+# "verdict" only, two Fixes with different golds are "unanimous" and the trigger writes the
+# FIRST submitter's fixed gold into item.gold, which annotators read: alice reads bob's fix.
+@pytest.mark.xfail(strict=True, reason="HOLE: verdict-only agreement settles two different Fixes and item.gold "
+                                       "shows the other annotator's fixed gold")
+def test_a_verdict_only_rule_does_not_show_alice_bobs_fixed_gold(team, items):
+    from reviewer.review.protocol import AgreementRule
+
+    dataset_id, ids = items
+    carol = Review(team.store("carol"))
+    carol.set_rule(dataset_id, AgreementRule(rubric=False, fix=False))
+    fix = Draft(verdict="fix", checks=dict(OK, content_faithfulness=False), ambiguity="low", difficulty="medium")
+    Review(team.store("bob")).annotate(ids[2], replace(fix, fixed_gold={"answer": BOB_SECRET}),
+                                       None, item_version=1)
+    Review(team.store("alice")).annotate(ids[2], replace(fix, fixed_gold={"answer": "alice's"}),
+                                         None, item_version=1)
+    with _raw(team, "alice") as conn:
+        seen = json.dumps(conn.execute("select * from item").fetchall(), default=str)
+    assert BOB_SECRET not in seen
+
+
 # --------------------------------------------------------------------------------------------
 # REFUSED: attacks the database turns away (these pass on this code)
 # --------------------------------------------------------------------------------------------
 
-def _collect(conn, sql: str, params=None, *, notices: list | None = None) -> str:
+def _collect(conn, sql: str, params=None) -> str:
     try:
         rows = conn.execute(sql, params).fetchall()
         return json.dumps(rows, default=str)
