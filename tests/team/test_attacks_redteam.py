@@ -324,6 +324,52 @@ def test_a_verdict_only_rule_does_not_show_alice_bobs_fixed_gold(team, items):
     assert BOB_SECRET not in seen
 
 
+# HOLE: annotators hold INSERT on audit_log, limited only by ``actor = current_user``. Alice
+# appends entries no change produced: that she adjudicated q5 (not even hers), backdated to
+# 2020, and a run of "submit" entries that shape the per-annotator median seconds the
+# adjudicators read (reviewer.review.assignment.progress). The audit log claims to record
+# every change; under her own name it records whatever she writes.
+@pytest.mark.xfail(strict=True, reason="HOLE: annotators insert arbitrary, backdated audit entries about any entity")
+def test_an_annotator_cannot_fabricate_audit_history(team, items):
+    _, ids = items
+    before = _tables(team)
+    with _raw(team, "alice") as conn:
+        for sql in (
+            "insert into audit_log (at, actor, entity, entity_id, action, before, after) values "
+            f"('2020-01-01', current_user, 'adjudication', {ids[5]}, 'adjudicate', null, "
+            "'{\"verdict\": \"reject\", \"rationale\": \"alice settled it\"}')",
+            "insert into audit_log (at, actor, entity, entity_id, action) select "
+            "now() - make_interval(secs => g * 30), current_user, 'annotation', 999999, 'submit' "
+            "from generate_series(1, 20) g",
+        ):
+            try:
+                conn.execute(sql)
+            except psycopg.Error:
+                pass
+    assert _tables(team)["audit_log"] == before["audit_log"]
+
+
+# HOLE (denial of service): imports serialise on a transaction advisory lock keyed by
+# hashtext('reviewer.import:dataset:<name>') (reviewer.store.importing). Advisory locks are
+# open to every login, so an annotator holds that key in an idle session and the admin's
+# import of that dataset waits for as long as she likes (here: until a 1 s lock_timeout).
+@pytest.mark.xfail(strict=True, reason="HOLE: an annotator holds the import's advisory lock; admin imports hang")
+def test_an_annotator_cannot_stall_an_admins_import(team, items):
+    from reviewer.store.importing import import_dataset as do_import
+
+    with _raw(team, "alice") as alice:
+        alice.execute("select pg_advisory_lock(hashtext('reviewer.import:dataset:second'))")
+        admin = Store(team.url("admin").replace("search_path%3D", "lock_timeout%3D1000%20-csearch_path%3D"))
+        try:
+            do_import(admin.engine, R.dataset([R.item(0)], name="second"), silent())
+            imported, reason = True, ""
+        except Exception as exc:  # noqa: BLE001  (the lock timeout, however the importer words it)
+            imported, reason = False, str(exc)
+        finally:
+            admin.close()
+    assert imported, f"the admin's import waited on alice's advisory lock: {reason}"
+
+
 # --------------------------------------------------------------------------------------------
 # REFUSED: attacks the database turns away (these pass on this code)
 # --------------------------------------------------------------------------------------------
