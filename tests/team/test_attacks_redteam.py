@@ -370,6 +370,26 @@ def test_an_annotator_cannot_stall_an_admins_import(team, items):
     assert imported, f"the admin's import waited on alice's advisory lock: {reason}"
 
 
+# HOLE (denial of service on the adjudicator): first_submission is any JSON the annotator
+# writes; nothing checks its shape. A submission whose rubric is a string makes the
+# adjudicator's queue raise (ValueError in Draft.from_stored) for the whole dataset, so no
+# disputed item of it can be reached through the queue.
+@pytest.mark.xfail(strict=True, reason="HOLE: a malformed first_submission breaks the adjudicator's queue")
+def test_a_malformed_first_submission_does_not_break_the_adjudicators_queue(team, items):
+    dataset_id, ids = items
+    with _raw(team, "alice") as conn:
+        _submit_raw(conn, _schema(conn), ids[1], team.logins["alice"],
+                    {"verdict": "pass", "rubric": "x", "error_tags": 5, "fixed_gold": None, "note": 7}, "zzz")
+    Review(team.store("bob")).annotate(ids[1], passed("bob"), None, item_version=1)
+    carol = Review(team.store("carol"))
+    assert carol.stage(ids[1]) == Stage.DISPUTED
+    try:
+        queued = [e.item_id for e in carol.queue(dataset_id)]
+    except Exception as exc:  # noqa: BLE001
+        queued = [f"queue failed: {exc!r}"]
+    assert queued == [ids[1]]
+
+
 # --------------------------------------------------------------------------------------------
 # REFUSED: attacks the database turns away (these pass on this code)
 # --------------------------------------------------------------------------------------------
