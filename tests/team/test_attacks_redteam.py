@@ -558,3 +558,47 @@ def test_notify_payloads_carry_nothing_and_listeners_see_only_that_something_cha
         _bob_submits_secret(team, ids)
         got = [(n.channel, n.payload) for n in conn.notifies(timeout=1.0, stop_after=5)]
     assert got and all(payload == "" for _, payload in got)
+
+
+# --------------------------------------------------------------------------------------------
+# The suggested fix for the shadowing and lock holes, applied by the owner here to prove it
+# holds (and that the app still works under it); the lead folds it into reviewer.team.sql.
+# --------------------------------------------------------------------------------------------
+
+def test_suggested_fix_pg_temp_last_and_column_level_update_stop_shadowing_and_the_lock(team, items):
+    _, ids = items
+    _bob_submits_secret(team, ids)
+    p = team.prefix
+    with _owner(team) as conn:
+        s = _schema(conn)
+        for f in ("reviewer_after_submission", "reviewer_annotation_guard", "reviewer_notify_review"):
+            conn.execute(f"alter function {s}.{f}() set search_path = {s}, pg_catalog, pg_temp")
+        conn.execute(f"revoke update on {s}.annotation from {p}annotator, {p}adjudicator, {p}admin")
+        conn.execute(f"grant update (verdict, rubric, error_tags, note, patch, fixed_gold, version, first_submission, "
+                     f"first_key, updated_at) on {s}.annotation to {p}annotator, {p}adjudicator, {p}admin")
+    alice = team.logins["alice"]
+    with _raw(team, "alice") as conn:
+        conn.execute("create temp table loot (who text, note text)")
+        conn.execute("create temp table item_review (item_id int primary key, stage text, version int, "
+                     "updated_at timestamp)")
+        conn.execute(f"""
+            create function pg_temp.payload() returns trigger language plpgsql as $$
+            begin
+              insert into pg_temp.loot select annotator, note from {s}.annotation;
+              execute 'grant {p}adjudicator to {alice}';
+              return null;
+            end $$""")
+        conn.execute("create trigger payload after insert or update on pg_temp.item_review "
+                     "for each row execute function pg_temp.payload()")
+        _submit_raw(conn, s, ids[1], alice, {"verdict": "pass"}, _pass_key())
+        stolen = json.dumps(conn.execute("select * from pg_temp.loot").fetchall())
+        conn.autocommit = False
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("lock table annotation in access exclusive mode")
+        conn.rollback()
+    assert stolen == "[]" and not _is_member(team, "alice", "adjudicator")
+    assert Review(team.store("carol")).stage(ids[1]) == Stage.ONE_REVIEW  # the real stage was written
+    bob = Review(team.store("bob"))
+    bob.annotate(ids[1], passed("bob agrees"), None, item_version=1)  # the app's own writes still work
+    mine = Review(team.store("alice")).snapshot(ids[1]).mine
+    assert Review(team.store("carol")).stage(ids[1]) == Stage.UNANIMOUS and mine is not None
