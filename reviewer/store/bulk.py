@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import contextmanager
 from itertools import chain
 from operator import itemgetter
 from typing import Any
@@ -21,6 +22,7 @@ from typing import Any
 from sqlalchemy import JSON, Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 
 try:  # a runtime dependency; without it JSON goes through json.dumps as before
     import orjson
@@ -154,11 +156,22 @@ def _insert_sql(conn: Connection, table: Table, keys: list[str]) -> str:
     return f"INSERT INTO {prep.format_table(table)} ({columns}) VALUES ({marks})"
 
 
+@contextmanager
+def _as_sqlalchemy_errors(conn: Connection, sql: str):
+    """Driver errors raised as SQLAlchemy's (IntegrityError, OperationalError...), as
+    ``conn.execute`` raises them, so callers handle one family whichever path wrote."""
+    try:
+        yield
+    except conn.dialect.dbapi.Error as exc:
+        raise DBAPIError.instance(sql, None, exc, conn.dialect.dbapi.Error, dialect=conn.dialect) from exc
+
+
 def _executemany(conn: Connection, sql: str, values: list[list]) -> None:
     """sqlite3's executemany: one prepared statement, stepped once per row, no Python per row."""
     cursor = conn.connection.driver_connection.cursor()
     try:
-        cursor.executemany(sql, values)
+        with _as_sqlalchemy_errors(conn, sql):
+            cursor.executemany(sql, values)
     finally:
         cursor.close()
 
@@ -170,7 +183,7 @@ def _copy(conn: Connection, table: Table, keys: list[str], values: list[list]) -
     sql = f"COPY {prep.format_table(table)} ({columns}) FROM STDIN"
     cursor = conn.connection.driver_connection.cursor()
     try:
-        with cursor.copy(sql) as copy:
+        with _as_sqlalchemy_errors(conn, sql), cursor.copy(sql) as copy:
             for row in values:
                 copy.write_row(row)
     finally:
