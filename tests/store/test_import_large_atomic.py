@@ -93,3 +93,54 @@ def test_90000_items_import_once_and_reimport_adds_nothing(url, tmp_path):
     ds = store.dataset(first.dataset)
     assert ds.items == N
     store.close()
+
+
+def _refuse_position_2500(url: str) -> None:
+    """A trigger that makes the database refuse the item at position 2500."""
+    if url.startswith("postgresql"):
+        import psycopg
+
+        plain, schema = url.split("?")[0], url.split("search_path%3D")[1]
+        with psycopg.connect(plain, autocommit=True) as conn:
+            conn.execute(f"""create function {schema}.refuse_item() returns trigger language plpgsql as $$
+                begin if new.position = 2500 then raise exception 'refused by the test'; end if; return new; end $$""")
+            conn.execute(f"create trigger refuse before insert on {schema}.item for each row "
+                         f"execute function {schema}.refuse_item()")
+        return
+    import sqlite3
+
+    conn = sqlite3.connect(url)
+    conn.execute("create trigger refuse before insert on item when new.position = 2500 "
+                 "begin select raise(abort, 'refused by the test'); end")
+    conn.commit()
+    conn.close()
+
+
+def test_a_chunk_the_database_refuses_reaches_the_user_and_writes_nothing(url, tmp_path):
+    """A chunk the database refuses mid-import (a trigger stands in for any failure on the
+    server's side) ends the import with the usual short message naming the cause, every row
+    as it was, and no writer thread left behind (PostgreSQL writes on one, importing._Writer).
+    The bulk paths talk to the driver directly; its errors must come out as SQLAlchemy's,
+    or they pass the import's error handling and reach the user as a traceback."""
+    import threading
+
+    from reviewer.errors import ReviewerError
+
+    store = Store(url)
+    import_dataset(store.engine, R.dataset([R.item(0), R.item(1)]), silent())
+    store.close()
+    _refuse_position_2500(url)
+    folder = tmp_path / "small"
+    folder.mkdir()
+    with (folder / "test_data.jsonl").open("w") as data, (folder / "test_api_ids.jsonl").open("w") as ids:
+        for i in range(1, 5001):
+            data.write(json.dumps({"test_id": i, "api": [], "task": f"t{i}", "call": []}) + "\n")
+            ids.write(json.dumps({"test_id": i, "api_ids": []}) + "\n")
+    before = digest(url)
+    store = Store(url)
+    with pytest.raises(ReviewerError) as err:
+        store.import_dataset(folder / "test_data.jsonl", format="nestools")
+    assert "nothing was written" in str(err.value) and "refused by the test" in str(err.value)
+    assert not [t for t in threading.enumerate() if t.name == "reviewer-import-writer"]
+    store.close()
+    assert digest(url) == before
