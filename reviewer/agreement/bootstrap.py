@@ -12,7 +12,6 @@ same resampled items, as a bootstrap of the whole review should.
 from __future__ import annotations
 
 import contextlib
-import threading
 import zlib
 from collections.abc import Sequence
 
@@ -92,38 +91,11 @@ def joint_patterns(inverses: Sequence[np.ndarray], widths: Sequence[int]) -> tup
     return joint.astype(np.int64), members
 
 
-_blas_lock = threading.Lock()
-_blas_users = 0
-_blas_limiter = None
-
-
-@contextlib.contextmanager
 def _single_threaded_blas():
     """The products here are small; on a busy 2-core machine a multi-threaded
     BLAS spends more time waking its threads than multiplying (measured
-    0.15 s single-threaded against 0.4-2 s for the same bootstrap).
-
-    Several groups may bootstrap at once on threads (see ``breakdown``): the
-    limit is process-wide, so the first user sets it and the last one restores
-    the original (nested threadpool_limits contexts on two threads would restore
-    each other's settings out of order).
-    """
-    global _blas_users, _blas_limiter
-    if threadpool_limits is None:
-        yield
-        return
-    with _blas_lock:
-        if _blas_users == 0:
-            _blas_limiter = threadpool_limits(1, user_api="blas")
-        _blas_users += 1
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            _blas_users -= 1
-            if _blas_users == 0:
-                _blas_limiter.restore_original_limits()
-                _blas_limiter = None
+    0.15 s single-threaded against 0.4-2 s for the same bootstrap)."""
+    return threadpool_limits(1, user_api="blas") if threadpool_limits else contextlib.nullcontext()
 
 
 def _fill(
@@ -142,9 +114,10 @@ def _fill(
     """
     n_joint = len(members)
     step = max(1, min(BLOCK, MAX_DRAWS // n))
-    # The joint pattern of each item in the narrowest integer type that holds it: the
-    # gather below reads and writes a quarter of the bytes of int64 (measured 3-4x
-    # faster), and each resample's row is counted on its own, so no offset pass.
+    # The joint pattern of each item in the narrowest integer type that holds it (the
+    # gather below moves a quarter of int64's bytes), and each resample's row counted
+    # on its own (no offset pass): the same counts, 7% less CPU for the 9 stratum
+    # groups of a 100k review (2.36 s against 2.54 s, median of 2).
     joint = joint.astype(_narrowest(n_joint))
     counts = np.empty((step, n_joint), dtype=np.int64)
     for start in range(0, n_resamples, step):
