@@ -107,6 +107,11 @@ print(json.dumps({"seconds": elapsed, "cpu": cpu, "server_cpu": scpu, "reader": 
 """
 
 
+# 100k NesTools-like items make a 269 MB file, above the 256 MiB default limit of one
+# input file (reviewer.formats._jsonio.max_input_bytes); a user raises it the same way.
+CHILD_ENV = {**os.environ, "REVIEWER_MAX_INPUT_BYTES": str(1024**3)}
+
+
 def nestools_like(n: int, folder: Path) -> Path:
     """The reference NesTools test set repeated under new ids, with its companion api-ids file."""
     root = REFDATA / "NesTools"
@@ -164,10 +169,12 @@ def nestools_rates(sizes: list[int], repeat: int, pg: str | None) -> None:
                         try:
                             proc = subprocess.run(
                                 [sys.executable, "-c", NESTOOLS_CHILD, url, str(path), mode],
-                                capture_output=True, text=True, check=True, cwd=ROOT,
+                                capture_output=True, text=True, cwd=ROOT, env=CHILD_ENV,
                             )
                         finally:
                             drop()
+                        if proc.returncode:
+                            sys.exit(f"the {mode} import of {n} items on {backend} failed:\n{proc.stderr[-2000:]}")
                         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
                     figures[mode] = {
                         "seconds": statistics.median(x["seconds"] for x in runs),
