@@ -23,7 +23,11 @@ TAGS = ("missing_field", "wrong_type", "hallucination", "bad_nesting", "unit_err
 
 
 def review(n_items: int, seed: int, annotators=("ann", "bob"), share: float = 1.0) -> list[Rating]:
-    """Annotators who agree on most verdicts, with rubric, tags, fixes and four strata."""
+    """Annotators who agree on most verdicts, with rubric, tags, fixes and four strata.
+
+    Written out here rather than imported from bench/agreement_bench.py (whose
+    generator it follows): the hashes hold only while this exact generator does,
+    and the bench is free to change its own."""
     rnd = random.Random(seed)
     out = []
     for i in range(n_items):
