@@ -125,7 +125,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     b, rep = args.resamples, args.repeat
     print(f"load_average_1min: {os.getloadavg()[0]:.2f}")
-    per_item = []
+    per_item, report_per_item = [], []
     for n in sizes:
         k = size_label(n)
         ratings = synthetic_review(n)
@@ -138,6 +138,11 @@ def main() -> None:
             lambda: old_resampled_weights([profiles[x] for x in names], b, rng_for(0, "overall")), rep
         )
         per_item.append(t_total / n)
+        # The whole report, as the Agreement dock and `reviewer agree` compute it: overall,
+        # every stratum and pair, distributions, fixes.
+        t_report, _ = median_time(lambda: build_report(ratings, bootstrap=b, seed=0), rep)
+        report_per_item.append(t_report / n)
+        print(f"agreement_{k}_full_report_{b}_boot: {t_report:.3f} s (target 3 s: {t_report / 3.0:.2f} of it)")
         print(f"agreement_{k}_all_coefficients_{b}_boot: {t_total:.3f} s (target 3 s: {t_total / 3.0:.2f} of it)")
         print(f"agreement_{k}_validate_tabulate_profile: {t_prepare:.3f} s")
         print(f"agreement_{k}_coefficients_and_bootstrap: {t_boot:.3f} s")
@@ -147,6 +152,10 @@ def main() -> None:
     if len(sizes) > 1:
         print(f"agreement_growth_per_item_{size_label(sizes[-1])}_vs_{size_label(sizes[1 if len(sizes) > 2 else 0])}: "
               f"{per_item[-1] / per_item[1 if len(sizes) > 2 else 0]:.2f} x (1.0 = linear)")
+    if len(sizes) > 1:
+        base = 1 if len(sizes) > 2 else 0
+        print(f"agreement_full_report_growth_per_item_{size_label(sizes[-1])}_vs_{size_label(sizes[base])}: "
+              f"{report_per_item[-1] / report_per_item[base]:.2f} x (1.0 = linear)")
     if not args.full:
         return
     t_point, _ = median_time(lambda: estimate_group(rating_set.tables, profiles), rep)

@@ -8,7 +8,13 @@ sets (the 1,000 reference items repeated under new ids, 1k/10k/100k) are
 imported twice in the same run: through reviewer.store.bulk (COPY /
 prepared executemany) and through plain SQLAlchemy executemany (the old path).
 The reader alone is timed in the same process, so the store's own write rate
-is shown beside the end-to-end rate. Prints one figure a line: ``name: value unit``.
+is shown beside the end-to-end rate. On a shared machine the wall-clock rate
+depends on what else runs, so each import's CPU time is measured too: this
+process's, plus on PostgreSQL the server process's (read from /proc, the server
+being on the same machine); ``_rate_per_cpu_second`` is items per second of that
+CPU. Peak RSS is the importing process's maximum resident size (``ru_maxrss``),
+given at every size: bounded memory means it does not grow with the item count.
+Prints one figure a line: ``name: value unit``.
 
     .venv/bin/python bench/import_bench.py [--repeat 3] [--sizes 1000,10000,100000] [--pg URL]
 """
@@ -58,7 +64,8 @@ def run_once(path: Path, fmt: str) -> dict:
 
 
 NESTOOLS_CHILD = r"""
-import json, resource, sys, time
+import json, os, resource, sys, time
+from sqlalchemy import event
 from reviewer.store import Store, bulk, importing
 from reviewer.formats.registry import load_all, dataset_formats
 from reviewer.jobs import JobContext
@@ -70,17 +77,39 @@ if mode == "executemany":  # the old path: SQLAlchemy Core's executemany of inse
     importing.insert_many = insert_many
 store = Store(url)
 load_all()
-t0 = time.perf_counter()
+backends = set()
+if store.engine.dialect.name == "postgresql":  # the server process's CPU time, read from /proc (same machine)
+    event.listen(store.engine, "connect", lambda dbapi_conn, record: backends.add(dbapi_conn.info.backend_pid))
+    store.engine.dispose()
+    with store.engine.connect():
+        pass
+tick = os.sysconf("SC_CLK_TCK")
+def server_cpu():
+    total = 0.0
+    for pid in backends:
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except OSError:
+            pass
+    return total
+t0, c0 = time.perf_counter(), time.process_time()
 for _ in dataset_formats()["nestools"].read(path, JobContext()).items:
     pass
-reader = time.perf_counter() - t0
+reader, reader_cpu = time.perf_counter() - t0, time.process_time() - c0
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-t0 = time.perf_counter()
+t0, c0, s0 = time.perf_counter(), time.process_time(), server_cpu()
 summary = store.import_dataset(path, format="nestools")
-elapsed = time.perf_counter() - t0
+elapsed, cpu, scpu = time.perf_counter() - t0, time.process_time() - c0, server_cpu() - s0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": elapsed, "reader": reader, "items": summary.added, "growth_mb": (peak - base) / 1024}))
+print(json.dumps({"seconds": elapsed, "cpu": cpu, "server_cpu": scpu, "reader": reader, "reader_cpu": reader_cpu,
+                  "items": summary.added, "growth_mb": (peak - base) / 1024, "peak_mb": peak / 1024}))
 """
+
+
+# 100k NesTools-like items make a 269 MB file, above the 256 MiB default limit of one
+# input file (reviewer.formats._jsonio.max_input_bytes); a user raises it the same way.
+CHILD_ENV = {**os.environ, "REVIEWER_MAX_INPUT_BYTES": str(1024**3)}
 
 
 def nestools_like(n: int, folder: Path) -> Path:
@@ -123,6 +152,7 @@ def nestools_rates(sizes: list[int], repeat: int, pg: str | None) -> None:
     backends = ["sqlite"] + (["postgres"] if pg else [])
     with tempfile.TemporaryDirectory() as tmp:
         rate_per_size: dict[tuple[str, int], float] = {}
+        cpu_per_size: dict[tuple[str, int], float] = {}
         for n in sizes:
             path = nestools_like(n, Path(tmp) / f"n{n}")
             k = f"{n // 1000}k" if n % 1000 == 0 else str(n)
@@ -139,32 +169,49 @@ def nestools_rates(sizes: list[int], repeat: int, pg: str | None) -> None:
                         try:
                             proc = subprocess.run(
                                 [sys.executable, "-c", NESTOOLS_CHILD, url, str(path), mode],
-                                capture_output=True, text=True, check=True, cwd=ROOT,
+                                capture_output=True, text=True, cwd=ROOT, env=CHILD_ENV,
                             )
                         finally:
                             drop()
+                        if proc.returncode:
+                            sys.exit(f"the {mode} import of {n} items on {backend} failed:\n{proc.stderr[-2000:]}")
                         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
                     figures[mode] = {
                         "seconds": statistics.median(x["seconds"] for x in runs),
                         "write": statistics.median(x["seconds"] - x["reader"] for x in runs),
+                        "cpu": statistics.median(x["cpu"] + x["server_cpu"] for x in runs),
+                        "server_cpu": statistics.median(x["server_cpu"] for x in runs),
+                        "reader_cpu": statistics.median(x["reader_cpu"] for x in runs),
                         "growth": max(x["growth_mb"] for x in runs),
+                        "peak": max(x["peak_mb"] for x in runs),
                     }
                 new, old = figures["bulk"], figures["executemany"]
                 rate, write_rate = n / new["seconds"], n / max(new["write"], 1e-9)
                 old_rate, old_write_rate = n / old["seconds"], n / max(old["write"], 1e-9)
+                cpu_rate, old_cpu_rate = n / new["cpu"], n / old["cpu"]
                 rate_per_size[(backend, n)] = rate
+                cpu_per_size[(backend, n)] = cpu_rate
                 p = f"nestools_like_{k}_{backend}"
                 print(f"{p}_import_time: {new['seconds']:.2f} s (executemany {old['seconds']:.2f} s)")
                 print(f"{p}_import_rate: {rate:.0f} items/s ({rate / 20_000:.2f} of 20,000; "
                       f"executemany {old_rate:.0f} items/s, {rate / old_rate:.2f} x)")
+                # Items per second of CPU (this process plus, on PostgreSQL, its server process):
+                # what the import costs, whatever else the shared machine runs at the time.
+                print(f"{p}_import_rate_per_cpu_second: {cpu_rate:.0f} items/s ({cpu_rate / 20_000:.2f} of 20,000; "
+                      f"executemany {old_cpu_rate:.0f} items/s, {cpu_rate / old_cpu_rate:.2f} x; "
+                      f"server share {new['server_cpu'] / new['cpu']:.2f})")
+                print(f"{p}_reader_rate_per_cpu_second: {n / new['reader_cpu']:.0f} items/s")
                 print(f"{p}_store_write_rate: {write_rate:.0f} items/s ({write_rate / 20_000:.2f} of 20,000; "
                       f"executemany {old_write_rate:.0f} items/s, {write_rate / old_write_rate:.2f} x)")
                 print(f"{p}_reader_share: {1 - new['write'] / new['seconds']:.2f} of the import time")
                 print(f"{p}_rss_growth: {new['growth']:.0f} MB (executemany {old['growth']:.0f} MB)")
+                print(f"{p}_peak_rss: {new['peak']:.0f} MB (executemany {old['peak']:.0f} MB)")
         for backend in backends:
             if (backend, sizes[0]) in rate_per_size and (backend, sizes[-1]) in rate_per_size:
                 ratio = rate_per_size[(backend, sizes[-1])] / rate_per_size[(backend, sizes[0])]
-                print(f"nestools_like_{backend}_rate_{sizes[-1]}_vs_{sizes[0]}: {ratio:.2f} x (1.0 = linear cost)")
+                cpu_ratio = cpu_per_size[(backend, sizes[-1])] / cpu_per_size[(backend, sizes[0])]
+                print(f"nestools_like_{backend}_rate_{sizes[-1]}_vs_{sizes[0]}: {ratio:.2f} x "
+                      f"(per CPU second {cpu_ratio:.2f} x; 1.0 = linear cost)")
 
 
 def main() -> None:

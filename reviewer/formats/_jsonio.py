@@ -39,6 +39,11 @@ from typing import Any
 
 from reviewer.errors import InputError, json_path
 
+try:  # a runtime dependency; the readers fall back to json where it is absent
+    import orjson
+except ImportError:  # pragma: no cover
+    orjson = None
+
 _WS = " \t\n\r"
 _decoder = json.JSONDecoder()
 
@@ -336,7 +341,7 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
             if not line.strip(_WS):
                 continue
             try:
-                obj = json.loads(line)
+                obj, clean = _loads_line(line)
             except json.JSONDecodeError as exc:
                 if _truncated(exc):
                     msg = "the line ends in the middle of a JSON value (truncated?)"
@@ -346,8 +351,41 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
             except (RecursionError, ValueError) as exc:
                 raise _limit_error(p, line, 0, exc, lambda pos, n=line_no: f"line {n}, column {pos + 1}") from None
             _check_depth(obj, line, 0, len(line), p, lambda pos, n=line_no: f"line {n}, column {pos + 1}")
-            _check_storable(obj, p, f"line {line_no}", [])
+            if not clean:
+                _check_storable(obj, p, f"line {line_no}", [])
             yield line_no, obj
+
+
+# 19 digits in a row may be an integer beyond 64 bits, which orjson reads as a float.
+# Found by mapping every digit to "0" and looking for 19 of them (bytes.translate is
+# C and 40x faster than a regular expression's scan of the line).
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_ZEROS = b"0" * 19
+
+
+def _loads_line(line: str) -> tuple[Any, bool]:
+    """``(json.loads(line), clean)``, decoded by orjson (about 2x faster) where it gives the same value.
+
+    orjson accepts a subset of what json accepts (no NaN, Infinity, overflowing
+    numbers or lone surrogate escapes; the same strict grammar otherwise) and
+    decodes it to the same values, except integers beyond 64 bits (floats in
+    orjson): a line with 19 digits in a row, and any line orjson refuses, goes
+    through json, so every value and every error (message, line, column) is json's own.
+
+    ``clean`` is True when the value is known to hold nothing ``unstorable`` finds:
+    orjson decoded it (so no NaN, infinity or lone surrogate) and the text has no
+    ``\\u0000`` escape (the only way JSON text spells a NUL character).
+    """
+    if orjson is not None:
+        data = line.encode("utf-8", "surrogatepass")
+        if _NINETEEN_ZEROS not in data.translate(_DIGITS_TO_ZERO):
+            try:
+                value = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                pass
+            else:
+                return value, b"\\u0000" not in data
+    return json.loads(line), False
 
 
 _TYPE_NAMES = {
@@ -408,6 +446,8 @@ def unstorable(value: Any) -> tuple[list, str] | None:
     surrogate), or None. Both databases refuse the same things, so an import that
     works on SQLite works on PostgreSQL too.
     """
+    if orjson is not None and _orjson_clean(value):
+        return None
     try:  # fast path in C: most values are fine
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
         text.encode("utf-8")
@@ -433,6 +473,30 @@ def unstorable(value: Any) -> tuple[list, str] | None:
         if problem:
             return parts, problem
     return None
+
+
+def _orjson_clean(value: Any) -> bool:
+    """True when orjson shows ``value`` holds nothing ``unstorable`` looks for (5-10x faster
+    than json.dumps); False when it cannot tell (the exact walk then decides).
+
+    orjson refuses lone surrogates in strings and keys (and non-string keys and
+    integers beyond 64 bits, which are storable: False sends them to the exact
+    path); it writes a NUL character as ``\\u0000`` and NaN or an infinity as
+    ``null``, so text without either is clean, and text with ``null`` is clean
+    when it decodes back to an equal value (NaN equals nothing, an infinity not null).
+    """
+    try:
+        text = orjson.dumps(value)
+    except (orjson.JSONEncodeError, TypeError):
+        return False
+    if b"\\u0000" in text:
+        return False
+    if b"null" in text:
+        try:
+            return orjson.loads(text) == value
+        except orjson.JSONDecodeError:  # pragma: no cover - orjson reads what it writes
+            return False
+    return True
 
 
 def text_problem(s: str | None) -> str | None:

@@ -53,6 +53,10 @@ class ItemRecord:
     domain: str | None = None
     source_file: str | None = None
     source_line: int | None = None  # 1-based line or row, when the format has lines
+    # True when the reader already found every JSON value and text above storable
+    # (each is part of a source record checked as it was read); the store then
+    # skips its own check of them, which would find the same.
+    storable_checked: bool = False
 
 
 @dataclass

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from reviewer.callgraph import chain_depth
+from reviewer.callgraph import PLACEHOLDER, placeholders_in
 from reviewer.errors import InputError
 from reviewer.formats._jsonio import expect, iter_jsonl
 from reviewer.formats._jsonlfiles import PROGRESS_EVERY, UniqueIds, at, has_keys, write_jsonl
@@ -81,8 +81,25 @@ def locate_files(path: Path, api_ids: Path | None = None) -> tuple[Path, Path]:
     return data, found
 
 
+def _calls_well_formed(calls: Any) -> bool:
+    """What ``check_calls`` checks, as one yes/no pass with no error to build (the usual case)."""
+    if not isinstance(calls, list):
+        return False
+    for call in calls:
+        if not (isinstance(call, dict) and isinstance(call.get("api_name"), str)
+                and isinstance(call.get("parameters"), dict)):
+            return False
+        responses = call.get("responses", [])
+        if not isinstance(responses, list) or not all(isinstance(r, str) for r in responses):
+            return False
+    return True
+
+
 def check_calls(calls: Any, path: Path | str, where: str | None, parts: list) -> list:
     """Check the shape of a gold call list ``[{api_name, parameters, responses: [str]}]``."""
+    if _calls_well_formed(calls):
+        return calls
+    # Walk again to name the first offending value.
     expect(calls, list, path, parts, where)
     for i, call in enumerate(calls):
         cp = parts + [i]
@@ -95,7 +112,26 @@ def check_calls(calls: Any, path: Path | str, where: str | None, parts: list) ->
     return calls
 
 
+def _data_record_well_formed(rec: Any) -> bool:
+    """What ``_check_data_record`` checks, as one yes/no pass (booleans are not ids, as in ``expect``)."""
+    if not isinstance(rec, dict):
+        return False
+    test_id = rec.get("test_id")
+    apis = rec.get("api")
+    field = rec.get("field")
+    return (
+        isinstance(test_id, (int, str)) and not isinstance(test_id, bool)
+        and isinstance(apis, list)
+        and all(isinstance(api, dict) and isinstance(api.get("api_name"), str) for api in apis)
+        and isinstance(rec.get("task"), str)
+        and _calls_well_formed(rec.get("call"))
+        and (field is None or isinstance(field, str))
+    )
+
+
 def _check_data_record(rec: Any, path: Path, line: int) -> None:
+    if _data_record_well_formed(rec):
+        return
     where = f"line {line}"
     expect(rec, dict, path, [], where)
     expect(rec.get("test_id"), (int, str), path, ["test_id"], where)
@@ -164,14 +200,41 @@ def _items(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord]:
             question=rec["task"],
             payload={"apis": rec["api"], "api_ids": ids},
             domain=rec.get("field"),
-            depth=chain_depth(rec["call"]),
+            depth=_chain_depth(rec["call"]),
             source_file=str(pairs.data),
             source_line=line,
+            # Every value above comes from the data record or the ids record, both
+            # checked by iter_jsonl as they were read.
+            storable_checked=True,
         )
         count += 1
         if count % PROGRESS_EVERY == 0:
             ctx.progress(count, None, f"{count} NesTools items read")
     ctx.progress(count, count, f"{count} NesTools items read")
+
+
+def _chain_depth(calls: list) -> int:
+    """``reviewer.callgraph.chain_depth`` of a call list ``check_calls`` accepted, in one pass.
+
+    Same rule: a call's depth is 1, or 1 + the depth of the latest earlier call
+    returning a placeholder found in its parameter values; the chain's depth is
+    the deepest call's (0 for no calls). callgraph builds every edge for the
+    graph view; the importer needs only the number, for every item.
+    """
+    producer_depth: dict[str, int] = {}
+    deepest = 0
+    for call in calls:
+        depth = 1
+        for value in call["parameters"].values():
+            tokens = PLACEHOLDER.findall(value) if isinstance(value, str) else placeholders_in(value)
+            for token in tokens:
+                produced = producer_depth.get(token)
+                if produced is not None and produced >= depth:
+                    depth = produced + 1
+        for token in call.get("responses") or ():
+            producer_depth[token] = depth
+        deepest = max(deepest, depth)
+    return deepest
 
 
 @dataset_format

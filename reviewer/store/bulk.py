@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import contextmanager
 from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import JSON, Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
 
 try:  # a runtime dependency; without it JSON goes through json.dumps as before
     import orjson
@@ -68,16 +71,41 @@ def _processors(conn: Connection, table: Table, keys: list[str]) -> list[Callabl
     return [table.c[k].type.dialect_impl(dialect).bind_processor(dialect) for k in keys]
 
 
-def _converted(conn: Connection, table: Table, keys: list[str], rows: Sequence[dict]) -> list[tuple]:
-    """Row tuples in ``keys`` order, each value as the column type would bind it."""
+def _converted(conn: Connection, table: Table, keys: list[str], rows: Sequence[dict]) -> list[list]:
+    """Row value lists in ``keys`` order, each value as the column type would bind it.
+
+    The values come out of each dict in one C call (``itemgetter``); only the
+    columns with a bind processor are touched in Python. A JSON value that is the
+    very object of the previous JSON column in the row (an import's ``gold`` and
+    ``original_gold``) is encoded once.
+    """
     procs = _processors(conn, table, keys)
-    for i, k in enumerate(keys):
-        if procs[i] is not None and isinstance(table.c[k].type, JSON):
-            procs[i] = _fast_json(procs[i])
-    if all(p is None for p in procs):
-        return [tuple(row[k] for k in keys) for row in rows]
-    pairs = list(zip(keys, procs))
-    return [tuple(row[k] if p is None else p(row[k]) for k, p in pairs) for row in rows]
+    json_columns = {i for i, k in enumerate(keys) if procs[i] is not None and isinstance(table.c[k].type, JSON)}
+    for i in json_columns:
+        procs[i] = _fast_json(procs[i])
+    get = itemgetter(*keys) if len(keys) > 1 else (lambda row, k=keys[0]: (row[k],))
+    converting = [(i, p, i in json_columns) for i, p in enumerate(procs) if p is not None]
+    if not converting:
+        return [list(get(row)) for row in rows]
+    out = []
+    for row in rows:
+        values = list(get(row))
+        last_value = last_text = _NOTHING
+        for i, process, is_json in converting:
+            value = values[i]
+            if is_json:
+                if value is last_value and value is not None:
+                    values[i] = last_text
+                    continue
+                last_value, last_text = value, process(value)
+                values[i] = last_text
+            else:
+                values[i] = process(value)
+        out.append(values)
+    return out
+
+
+_NOTHING = object()
 
 
 def _fast_json(slow: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -128,23 +156,34 @@ def _insert_sql(conn: Connection, table: Table, keys: list[str]) -> str:
     return f"INSERT INTO {prep.format_table(table)} ({columns}) VALUES ({marks})"
 
 
-def _executemany(conn: Connection, sql: str, values: list[tuple]) -> None:
+@contextmanager
+def _as_sqlalchemy_errors(conn: Connection, sql: str):
+    """Driver errors raised as SQLAlchemy's (IntegrityError, OperationalError...), as
+    ``conn.execute`` raises them, so callers handle one family whichever path wrote."""
+    try:
+        yield
+    except conn.dialect.dbapi.Error as exc:
+        raise DBAPIError.instance(sql, None, exc, conn.dialect.dbapi.Error, dialect=conn.dialect) from exc
+
+
+def _executemany(conn: Connection, sql: str, values: list[list]) -> None:
     """sqlite3's executemany: one prepared statement, stepped once per row, no Python per row."""
     cursor = conn.connection.driver_connection.cursor()
     try:
-        cursor.executemany(sql, values)
+        with _as_sqlalchemy_errors(conn, sql):
+            cursor.executemany(sql, values)
     finally:
         cursor.close()
 
 
-def _copy(conn: Connection, table: Table, keys: list[str], values: list[tuple]) -> None:
+def _copy(conn: Connection, table: Table, keys: list[str], values: list[list]) -> None:
     """PostgreSQL COPY FROM STDIN through psycopg: one statement per chunk, rows streamed in text format."""
     prep = conn.dialect.identifier_preparer
     columns = ", ".join(prep.format_column(table.c[k]) for k in keys)
     sql = f"COPY {prep.format_table(table)} ({columns}) FROM STDIN"
     cursor = conn.connection.driver_connection.cursor()
     try:
-        with cursor.copy(sql) as copy:
+        with _as_sqlalchemy_errors(conn, sql), cursor.copy(sql) as copy:
             for row in values:
                 copy.write_row(row)
     finally:

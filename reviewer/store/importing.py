@@ -19,8 +19,11 @@ Contracts:
 
 from __future__ import annotations
 
+import gc
 import json
+import queue
 import re
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -81,8 +84,81 @@ class _Blobs:
         return key
 
     def flush(self) -> None:
-        insert_ignoring_duplicates(self.conn, blob_t, ({"hash": k, "text": v} for k, v in self.pending.items()))
-        self.pending.clear()
+        _write_blobs(self.conn, self.take())
+
+    def take(self) -> dict[str, str]:
+        """The blobs put since the last take, to be written (before the items using them)."""
+        pending, self.pending = self.pending, {}
+        return pending
+
+
+def _write_blobs(conn: Connection, pending: dict[str, str]) -> None:
+    insert_ignoring_duplicates(conn, blob_t, ({"hash": k, "text": v} for k, v in pending.items()))
+
+
+class _Writer:
+    """The database writes of one import, run in order on one helper thread while the
+    caller reads and checks the next chunk.
+
+    Reading is Python (it holds the GIL); writing is mostly waiting on the database
+    -- PostgreSQL's server taking a COPY, SQLite stepping its B-trees, both of which
+    release the GIL -- so on two cores the two overlap instead of taking turns.
+    Only on PostgreSQL (``threaded``): SQLite does its work in this process, and
+    there the thread measured slower (1.87 s against 1.47 s for 10k NesTools items,
+    medians of 5), while PostgreSQL gained 1.45x (1.95 s against 2.82 s); SQLite's
+    writes run in the caller, as before. The connection and its one transaction stay the caller's: the writer only
+    uses it between the caller's own statements (``start`` after the caller's
+    setup, ``finish`` before its commit), never at the same time. At most
+    ``DEPTH`` chunks wait, so memory stays bounded by the chunk size. A write
+    that fails is raised in the caller at its next ``submit`` or at ``finish``;
+    ``abandon`` (the caller failed) skips what is left, and the caller's
+    transaction is then rolled back: nothing of the import is written.
+    """
+
+    DEPTH = 2
+
+    def __init__(self, threaded: bool) -> None:
+        self.error: BaseException | None = None
+        self.stopped = False
+        self.thread = None
+        if threaded:
+            self.jobs: queue.Queue = queue.Queue(maxsize=self.DEPTH)
+            self.thread = threading.Thread(target=self._run, name="reviewer-import-writer", daemon=True)
+            self.thread.start()
+
+    def _run(self) -> None:
+        while (job := self.jobs.get()) is not None:
+            if self.error is None and not self.stopped:
+                try:
+                    job()
+                except BaseException as exc:  # handed to the caller, who raises it
+                    self.error = exc
+
+    def submit(self, job) -> None:
+        if self.thread is None:
+            job()
+            return
+        self._raise()
+        self.jobs.put(job)
+
+    def finish(self) -> None:
+        """Wait for every write; raise the first that failed."""
+        if self.thread is not None:
+            self.jobs.put(None)
+            self.thread.join()
+            self._raise()
+
+    def abandon(self) -> None:
+        self.stopped = True
+        if self.thread is not None:
+            self.jobs.put(None)
+            self.thread.join()
+
+    def _raise(self) -> None:
+        if self.error is not None:
+            error, self.error = self.error, None
+            self.stopped = True
+            raise error
 
 
 def _find_or_create_dataset(conn: Connection, parsed: ParsedDataset, name: str, meta: dict) -> int:
@@ -188,12 +264,32 @@ def _first_line(exc: DBAPIError) -> str:
     return f"{type(orig).__name__}: {line}"
 
 
+@contextmanager
+def _collector_paused():
+    """Pause the cyclic garbage collector for one import.
+
+    A reader makes 10^5-10^6 small dicts and lists (decoded JSON, acyclic, freed
+    by reference counting chunk by chunk); each allocation burst triggers a
+    collection that walks every live container, which measured 30-40% of a
+    NesTools import's CPU time. Nothing an import makes needs the collector, and
+    memory stays bounded by the chunk size. Re-enabled afterwards unless something
+    else had already disabled it (a concurrent import keeps it paused until it ends).
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def import_dataset(
     engine: Engine, parsed: ParsedDataset, ctx: JobContext, name: str | None = None, actor: str = "import"
 ) -> ImportSummary:
     ds = parsed.dataset
     name = name or ds.name
-    with _database_errors(ds.source, f"dataset {name!r}"), engine.begin() as conn:
+    with _collector_paused(), _database_errors(ds.source, f"dataset {name!r}"), engine.begin() as conn:
         _lock_for_import(conn, f"dataset:{name}")
         check_storable(ds.source, "dataset", {"meta": ds.meta}, {f"file {k!r}": v for k, v in ds.blobs.items()})
         blobs = _Blobs(conn)
@@ -210,41 +306,57 @@ def import_dataset(
         seen: dict[str, str] = {}
         rows: list[dict] = []
         stored_raw: list = []  # (record_id, raw) of records already in the database, checked per chunk
+        writer = _Writer(threaded=conn.dialect.name == "postgresql")
 
         def flush() -> None:
-            blobs.flush()
-            insert_many(conn, item_t, rows)
-            rows.clear()
-            _count_changed(conn, dataset_id, stored_raw, summary)
-            stored_raw.clear()
+            nonlocal rows, stored_raw
+            chunk_blobs, chunk_rows, chunk_stored = blobs.take(), rows, stored_raw
+            rows, stored_raw = [], []
+            writer.submit(lambda: _write_chunk(conn, dataset_id, chunk_blobs, chunk_rows, chunk_stored, summary))
 
-        for n, rec in enumerate(parsed.items, 1):
-            if rec.record_id in seen:
-                raise InputError(
-                    rec.source_file or ds.source, _where(rec),
-                    f"duplicate id {rec.record_id!r} (first seen at {seen[rec.record_id]})",
-                )
-            seen[rec.record_id] = _where(rec)
-            _check_item(rec, ds.source)
-            if rec.record_id in existing:
-                stored_raw.append((rec.record_id, rec.raw))
-            else:
-                rows.append(_item_row(rec, dataset_id, position, blobs))
-                position += 1
-                summary.added += 1
-            if len(rows) + len(stored_raw) >= CHUNK:
-                flush()
-            if n % 200 == 0:
-                ctx.check_cancelled()
-                ctx.progress(n, None, f"read {n} items")
-        flush()
+        try:
+            for n, rec in enumerate(parsed.items, 1):
+                if rec.record_id in seen:
+                    raise InputError(
+                        rec.source_file or ds.source, _where(rec),
+                        f"duplicate id {rec.record_id!r} (first seen at {seen[rec.record_id]})",
+                    )
+                seen[rec.record_id] = _where(rec)
+                _check_item(rec, ds.source)
+                if rec.record_id in existing:
+                    stored_raw.append((rec.record_id, rec.raw))
+                else:
+                    rows.append(_item_row(rec, dataset_id, position, blobs))
+                    position += 1
+                    summary.added += 1
+                if len(rows) + len(stored_raw) >= CHUNK:
+                    flush()
+                if n % 200 == 0:
+                    ctx.check_cancelled()
+                    ctx.progress(n, None, f"read {n} items")
+            flush()
+        except BaseException:
+            writer.abandon()
+            raise
+        writer.finish()
         audit.record(conn, actor, "dataset", dataset_id, "import",
                      after={"source": ds.source, "format": ds.format, "added": summary.added})
     ctx.progress(len(seen), len(seen), summary.describe())
     return summary
 
 
+def _write_chunk(conn: Connection, dataset_id: int, blobs: dict, rows: list[dict], stored: list,
+                 summary: ImportSummary) -> None:
+    """One chunk of an import: its new blobs, then its new items, then the count of
+    records already stored (unchanged or changed in the source)."""
+    _write_blobs(conn, blobs)
+    insert_many(conn, item_t, rows)
+    _count_changed(conn, dataset_id, stored, summary)
+
+
 def _check_item(rec, source) -> None:
+    if rec.storable_checked and rec.context is None and rec.schema is None:
+        return  # the reader checked every value as it read it (see ItemRecord.storable_checked)
     fields = {"raw": rec.raw, "record id": rec.record_id, "gold": rec.gold, "payload": rec.payload,
               "question": rec.question, "category": rec.category, "difficulty": rec.difficulty, "domain": rec.domain}
     texts = {k: v for k, v in (("context", rec.context), ("schema", rec.schema))
@@ -294,7 +406,7 @@ def import_run(
     """
     run = parsed.run
     name = name or run.name
-    with _database_errors(run.source, f"run {name!r}"), engine.begin() as conn:
+    with _collector_paused(), _database_errors(run.source, f"run {name!r}"), engine.begin() as conn:
         _lock_for_import(conn, f"run:{dataset_id}:{name}")
         check_storable(run.source, "run", {"meta": run.meta, "name": name, "model": run.model, "setup": run.setup})
         ds_name = conn.execute(select(dataset_t.c.name).where(dataset_t.c.id == dataset_id)).scalar_one()

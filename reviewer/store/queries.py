@@ -55,6 +55,12 @@ SORTABLE = {
 }
 
 
+# Sort keys that need no tie-breaker: record_id is unique in a dataset (uq_item_record)
+# and position is the tie-breaker itself. Ordering by them alone lets the database
+# read their (dataset_id, key) index in order, either way.
+_UNIQUE_IN_DATASET = frozenset({"position", "record_id"})
+
+
 @dataclass
 class ItemQuery:
     """Which items of a dataset, in which order. Empty filters match everything."""
@@ -141,9 +147,15 @@ class ItemQuery:
         if column is None:
             raise ValueError(
                 f"cannot sort by {self.sort!r}; sortable: {', '.join(SORTABLE)}, review, score (with a run)")
-        primary = column.desc() if self.descending else column.asc()
-        # The position breaks ties so that pages never overlap or skip rows.
-        return primary, item_t.c.position
+        # The position breaks ties so that pages never overlap or skip rows. Descending
+        # is the ascending order reversed, ties included: one direction for both keys
+        # lets the database walk a (dataset, column, position) sort index backwards
+        # instead of sorting every item (issue 14: 149 ms -> an index scan on PostgreSQL).
+        if self.sort in _UNIQUE_IN_DATASET:  # no ties: the unique index alone gives the order
+            return (column.desc() if self.descending else column.asc(),)
+        if self.descending:
+            return column.desc(), item_t.c.position.desc()
+        return column.asc(), item_t.c.position.asc()
 
 
 ROW_COLUMNS = (
