@@ -210,7 +210,8 @@ class _Run:
         queue: asyncio.Queue[PlannedCall] = asyncio.Queue()
         for call in self.calls:
             queue.put_nowait(call)
-        self.client = ChatClient(self.config.base_url, self.api_key, self.config.timeout)
+        self.client = ChatClient(self.config.base_url, self.api_key, self.config.timeout,
+                                 max_connections=self.config.concurrency)
         workers = [
             asyncio.create_task(self._worker(queue)) for _ in range(min(self.config.concurrency, len(self.calls)))
         ]
