@@ -19,6 +19,7 @@ from reviewer.errors import ReviewerError
 from reviewer.jobs import JobContext, silent
 from reviewer.rerun.config import RunConfig
 from reviewer.rerun.engine import RunSummary, execute, plan
+from reviewer.rerun.isolated import execute_isolated
 from reviewer.rerun.writer import OutputWriter
 from reviewer.store.models import Blob, Item, Output, Run, utcnow
 from reviewer.store import audit
@@ -89,7 +90,13 @@ def _run_row(store, dataset_id: int, name: str, config: RunConfig, actor: str) -
 def rerun(
     store, dataset: str | int, run_name: str, config: RunConfig, ctx: JobContext | None = None,
     item_ids: list[int] | None = None, retry_errors_only: bool = False, actor: str = "rerun", cache=None,
+    isolate: bool = False,
 ) -> RerunReport:
+    """Make (or continue) the run ``run_name`` of ``dataset``; see the module docstring.
+
+    With ``isolate`` the calls are made in a child process (reviewer.rerun.isolated),
+    so that this process spends almost nothing per call: the GUI uses it.
+    """
     ctx = ctx or silent()
     ds = store.dataset(dataset)
     items = load_items(store, ds.id, item_ids)
@@ -109,7 +116,7 @@ def rerun(
         return RerunReport(run_name, run_id, 0, RunSummary())
     writer = OutputWriter(store, run_id, lambda record_id: by_record[record_id].id)
     try:
-        summary = execute(calls, config, ctx, writer.put, cache=cache)
+        summary = (execute_isolated if isolate else execute)(calls, config, ctx, writer.put, cache=cache)
     except BaseException:
         writer.close(reraise=False)  # what arrived before the cancel or error is kept
         raise
