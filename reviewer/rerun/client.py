@@ -110,21 +110,18 @@ def _transport_message(exc: Exception) -> str:
 
     The SDK's own words are only "Connection error." or "Request timed out."; its aiohttp
     transport even reports a refused connection as a connect timeout. The root of the
-    exception chain says what happened, and a refusal is named a connection error.
+    exception chain says what happened (``Connection error: ConnectionRefusedError: [Errno
+    111] ...``), and only a timeout there is called one.
     """
     root, seen = exc, {id(exc)}
     while (below := root.__cause__ or root.__context__) is not None and id(below) not in seen:
         seen.add(id(below))
         root = below
-    name = type(exc).__name__
     if root is exc:
-        return f"{name}: {exc}"
+        return f"{type(exc).__name__}: {exc}"
     timed_out = isinstance(root, TimeoutError) or "timeout" in type(root).__name__.lower()
-    if not timed_out and name == "APITimeoutError":
-        name, words = "APIConnectionError", "Connection error."
-    else:
-        words = str(exc)
-    return f"{name}: {words} ({type(root).__name__}: {root})"
+    words = "Request timed out" if timed_out else "Connection error"
+    return f"{words}: {type(root).__name__}: {root}"
 
 
 def classify(exc: Exception, sent: dict, secret: str | None) -> CallError:
