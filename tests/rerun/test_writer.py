@@ -48,28 +48,26 @@ def test_many_outputs_are_written_in_fewer_transactions(samples):
     assert len(set(pairs)) == 128
 
 
-def test_a_failing_write_stops_the_run_and_names_the_error(samples):
-    # A real database refusal: an output for an item that does not exist breaks the foreign key.
+def broken_writer(samples, run_name: str) -> OutputWriter:
+    """A writer whose first output meets a real database refusal: its item does not exist (foreign key)."""
     from reviewer.rerun.job import _run_row
 
-    ds = samples.dataset(TOOLSEL)
     with OpenAIServer() as server:
-        run_id = _run_row(samples, ds.id, "broken", cfg(server), "test")
+        run_id = _run_row(samples, samples.dataset(TOOLSEL).id, run_name, cfg(server), "test")
     writer = OutputWriter(samples, run_id, lambda record_id: 10**9)
     writer.put(CallResult("r1", 0, text="a"))
+    return writer
+
+
+def test_a_failing_write_stops_the_run_and_names_the_error(samples):
+    writer = broken_writer(samples, "broken")
     with pytest.raises(Exception, match="(?i)foreign key|violates"):
         writer.close()
     assert samples.run(TOOLSEL, "broken").outputs == 0  # nothing half-written
 
 
 def test_a_write_error_reaches_the_engine_on_the_next_result(samples):
-    from reviewer.rerun.job import _run_row
-
-    ds = samples.dataset(TOOLSEL)
-    with OpenAIServer() as server:
-        run_id = _run_row(samples, ds.id, "broken2", cfg(server), "test")
-    writer = OutputWriter(samples, run_id, lambda record_id: 10**9)
-    writer.put(CallResult("r1", 0, text="a"))
+    writer = broken_writer(samples, "broken2")
     # Once the failed batch is done (the writer thread is not waited on here), put raises instead of queueing.
     for _ in range(1000):
         try:
