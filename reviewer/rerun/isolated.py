@@ -67,7 +67,11 @@ def execute_isolated(
         ctx.progress(0, 0, "rerun")
         return RunSummary()
     cache_dir = str(cache.directory) if cache is not None else config.cache_dir
-    here, child = _start_child()
+    try:
+        here, child = _start_child()
+    except (OSError, ValueError) as exc:  # no socket pair or fd passing here (Windows): make the calls in-process
+        log.warning("no rerun process (%s); making the calls in this process", exc)
+        return execute_with_key(calls, config, ctx, on_result, api_key, cache=cache)
     finished = False
     try:
         here.send((calls, config, api_key, cache_dir))
