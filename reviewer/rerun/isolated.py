@@ -17,9 +17,9 @@ and does not pay the child's start-up (~0.5 s, mostly importing the client).
 
 The API key is found here (``MissingKey`` is raised before any process
 starts) and sent to the child through the pipe that connects them, never
-through its command line, environment or a file. The child stops when told
-to (cancel), when its parent's end of the pipe closes (the app quit or
-crashed), or when its work is done.
+through its command line, environment or a file. The child exits the moment it is
+told to cancel or its parent's end of the pipe closes (the app quit or
+crashed), and when its work is done; it has nothing of its own to save.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ from reviewer.rerun.secrets import resolve_api_key, scrub
 log = logging.getLogger(__name__)
 
 STOP_WAIT_SECONDS = 2.0  # how long a cancelled child may take to let go of its requests before it is killed
-ORPHAN_GRACE_SECONDS = 1.0  # after the parent is gone, the child's hard deadline to exit
 
 
 class RerunProcessDied(ReviewerError):
@@ -89,9 +88,7 @@ def execute_isolated(
                 kind, value = here.recv()
             except (EOFError, OSError):
                 raise _died(child) from None
-            if kind == "result":
-                if ctx.cancelled:
-                    continue  # cancelled while it travelled: deliver nothing more
+            if kind == "result":  # complete before any cancel reached the child: kept, as after a cancel
                 on_result(value)
                 done += 1
                 ctx.progress(done, total, "rerun")
@@ -110,22 +107,22 @@ def execute_isolated(
 
 
 def _drain_after_cancel(conn, child, on_result) -> bool:
-    """Tell the child to stop and hand over the results it sent before it heard; True once it has ended.
+    """Tell the child to stop and keep the results already here; returns False (it may still be exiting).
 
-    Those results were complete before the cancel reached the child (its engine delivers
-    nothing after it), so they are kept like any other; this takes one engine poll (~20 ms).
+    The caller returns at once, as the in-process engine does; results still on their way
+    were completed after the cancel and are dropped, as the engine drops them. The child
+    exits the moment it reads the cancel (see ``_listen``), so it sends no new request.
     """
     try:
         conn.send(("cancel", None))
-        deadline = time.monotonic() + STOP_WAIT_SECONDS
-        while conn.poll(max(0.0, deadline - time.monotonic())):
+        while conn.poll(0):
             kind, value = conn.recv()
             if kind == "result":
                 on_result(value)
             elif kind in ("cancelled", "done", "error"):
                 return True
     except (EOFError, OSError):
-        return True
+        return True  # the child has exited: everything it sent was read
     return False
 
 
@@ -171,19 +168,28 @@ def _died(child: subprocess.Popen) -> RerunProcessDied:
 
 
 def _stop(conn, child, finished: bool) -> None:
-    """Tell the child to stop (unless it has finished), wait for it briefly, then make sure it is gone."""
+    """Close our end (a child still running reads that as "stop") and make sure the child ends.
+
+    A child that has not finished is waited for on a thread of its own, so that a cancel
+    returns within the engine's poll; one still alive after ``STOP_WAIT_SECONDS`` is killed.
+    """
     if not finished:
         try:
             conn.send(("cancel", None))
         except (OSError, ValueError):
             pass  # the child is gone already
-    try:
-        child.wait(STOP_WAIT_SECONDS)
-    except subprocess.TimeoutExpired:
-        log.warning("the rerun process did not stop in %.0f s; killing it", STOP_WAIT_SECONDS)
-        child.kill()
-        child.wait()
     conn.close()
+
+    def reap() -> None:
+        try:
+            child.wait(STOP_WAIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            log.warning("the rerun process did not stop in %.0f s; killing it", STOP_WAIT_SECONDS)
+            child.kill()
+            child.wait()
+
+    if child.poll() is None:
+        threading.Thread(target=reap, name="rerun-reap", daemon=True).start()
 
 
 def _unpickled_error(blob: bytes) -> BaseException:
@@ -229,6 +235,7 @@ def _child_main(conn) -> None:
         if cache is not None:
             cache.close()
         conn.close()
+    _exit(0)
 
 
 CHILD_NICENESS = 4
@@ -248,18 +255,29 @@ def _yield_cpu_to_the_app() -> None:
 
 
 def _listen(conn, ctx: JobContext) -> None:
-    """Cancel when the parent says so or goes away; if it went away, exit soon whatever the engine does."""
+    """Exit the moment the parent says cancel or goes away (the app quit or crashed).
+
+    The child holds nothing to save (the parent saves every result), so it does not wait
+    for its calls to unwind: exiting closes their connections at once and no further
+    request can go out. Results it sent before are still in the pipe for the parent.
+    """
     try:
-        while True:
-            kind, _ = conn.recv()
-            if kind == "cancel":
-                ctx.cancel()
-                return
+        while conn.recv()[0] != "cancel":
+            pass
+        code = 0
     except (EOFError, OSError):
-        ctx.cancel()
-        timer = threading.Timer(ORPHAN_GRACE_SECONDS, os._exit, args=(1,))
-        timer.daemon = True
-        timer.start()
+        code = 1
+    ctx.cancel()
+    _exit(code)
+
+
+def _exit(code: int) -> None:
+    """End the child now: interpreter teardown (the HTTP client's executor, aiohttp's
+    connector) takes seconds after a cancel and saves nothing."""
+    try:
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
 
 
 def _send_quietly(send, kind: str, value) -> None:
