@@ -179,7 +179,20 @@ def execute(
     ``ctx.progress``'s message, so a user sees the connection error in seconds.
     """
     ctx.check_cancelled()
-    api_key = resolve_api_key(config)
+    return execute_with_key(calls, config, ctx, on_result, resolve_api_key(config), cache=cache)
+
+
+def execute_with_key(
+    calls: list[PlannedCall],
+    config: RunConfig,
+    ctx: JobContext,
+    on_result: Callable[[CallResult], None],
+    api_key: str,
+    *,
+    cache: ResponseCache | None = None,
+) -> RunSummary:
+    """``execute`` with the API key already found (reviewer.rerun.isolated hands it to its process)."""
+    ctx.check_cancelled()
     store, owned = _open_cache(config, cache)
     try:
         return asyncio.run(_Run(calls, config, ctx, on_result, store, api_key).run())
@@ -210,7 +223,8 @@ class _Run:
         queue: asyncio.Queue[PlannedCall] = asyncio.Queue()
         for call in self.calls:
             queue.put_nowait(call)
-        self.client = ChatClient(self.config.base_url, self.api_key, self.config.timeout)
+        self.client = ChatClient(self.config.base_url, self.api_key, self.config.timeout,
+                                 max_connections=self.config.concurrency)
         workers = [
             asyncio.create_task(self._worker(queue)) for _ in range(min(self.config.concurrency, len(self.calls)))
         ]
@@ -369,5 +383,6 @@ __all__ = [
     "PlannedCall",
     "RunSummary",
     "execute",
+    "execute_with_key",
     "plan",
 ]

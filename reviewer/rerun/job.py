@@ -3,8 +3,9 @@
 ``rerun`` makes (or continues) a named run of a dataset with a RunConfig. It
 is resumable: outputs already answered are kept, and a rerun fills in only
 what is missing or failed (or, with ``retry_errors_only``, only what failed).
-Each result is written in its own transaction the moment it arrives, so a
-cancelled or crashed run keeps everything it received. The run's stored
+Each result is saved as it arrives, by a writer thread in small batches
+(reviewer.rerun.writer), so a cancelled or failed run keeps everything it
+received and a crash loses at most the last moment's results. The run's stored
 configuration never holds the API key, only where to find it.
 """
 
@@ -17,7 +18,9 @@ from sqlalchemy import select
 from reviewer.errors import ReviewerError
 from reviewer.jobs import JobContext, silent
 from reviewer.rerun.config import RunConfig
-from reviewer.rerun.engine import CallResult, RunSummary, execute, plan
+from reviewer.rerun.engine import RunSummary, execute, plan
+from reviewer.rerun.isolated import execute_isolated
+from reviewer.rerun.writer import OutputWriter
 from reviewer.store.models import Blob, Item, Output, Run, utcnow
 from reviewer.store import audit
 
@@ -87,7 +90,13 @@ def _run_row(store, dataset_id: int, name: str, config: RunConfig, actor: str) -
 def rerun(
     store, dataset: str | int, run_name: str, config: RunConfig, ctx: JobContext | None = None,
     item_ids: list[int] | None = None, retry_errors_only: bool = False, actor: str = "rerun", cache=None,
+    isolate: bool = False,
 ) -> RerunReport:
+    """Make (or continue) the run ``run_name`` of ``dataset``; see the module docstring.
+
+    With ``isolate`` the calls are made in a child process (reviewer.rerun.isolated),
+    so that this process spends almost nothing per call: the GUI uses it.
+    """
     ctx = ctx or silent()
     ds = store.dataset(dataset)
     items = load_items(store, ds.id, item_ids)
@@ -103,20 +112,13 @@ def rerun(
     failed = {(r.record_id, r.replication) for r in existing if r.status != "ok"}
     calls = plan(items, config, done, retry_errors_only, failed)
 
-    def save(result: CallResult) -> None:
-        item = by_record[result.record_id]
-        extra = {"tool_calls": result.tool_calls, "adaptations": result.adaptations, **result.meta}
-        with store.engine.begin() as conn:
-            conn.execute(output_t.delete().where(
-                output_t.c.run_id == run_id, output_t.c.item_id == item.id,
-                output_t.c.replication == result.replication))
-            conn.execute(output_t.insert().values(
-                run_id=run_id, item_id=item.id, replication=result.replication, text=result.text,
-                prediction=None, status=result.status, error=result.error, extra=extra, raw=None,
-                latency_ms=result.latency_ms, prompt_tokens=result.prompt_tokens,
-                completion_tokens=result.completion_tokens, retries=result.retries,
-                finish_reason=result.finish_reason, cached=result.cached, created_at=utcnow(),
-            ))
-
-    summary = execute(calls, config, ctx, save, cache=cache) if calls else RunSummary()
+    if not calls:
+        return RerunReport(run_name, run_id, 0, RunSummary())
+    writer = OutputWriter(store, run_id, lambda record_id: by_record[record_id].id)
+    try:
+        summary = (execute_isolated if isolate else execute)(calls, config, ctx, writer.put, cache=cache)
+    except BaseException:
+        writer.close(reraise=False)  # what arrived before the cancel or error is kept
+        raise
+    writer.close()
     return RerunReport(run_name, run_id, len(calls), summary)

@@ -345,8 +345,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream")
         self.send_header("content-length", str(len(payload)))
         self.end_headers()
+        entry.status, entry.answered_at = 200, time.monotonic()  # before the body: see _send_json
         self.wfile.write(payload)
-        entry.status, entry.answered_at = 200, time.monotonic()
 
     def _send_json(self, entry: LoggedRequest, status: int, data: dict, headers: dict | None = None) -> None:
         payload = json.dumps(data).encode("utf-8")
@@ -356,8 +356,10 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(payload)
+        # Stamped before the body goes out: the client cannot have read the answer earlier, so
+        # "the next request came >= x s after the answer" holds even if this thread is then descheduled.
         entry.status, entry.answered_at = status, time.monotonic()
+        self.wfile.write(payload)
 
     def _drop(self, entry: LoggedRequest) -> None:
         # No response at all: the client sees the connection closed under it.

@@ -324,8 +324,7 @@ class RunsPanel(QWidget):
         self.report.setVisible(True)
         self.score_now.setVisible(report.planned > 0)
         self.status.setText(f"Rerun {report.run!r} finished.")
-        self.runs_changed.emit()
-        self.reload()
+        # The runs are listed again by _work_done, which follows every ending of a rerun.
 
     def _score_last_rerun(self) -> None:
         if self.last_outcome is not None:

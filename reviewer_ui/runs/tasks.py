@@ -136,8 +136,10 @@ def rerun_run(
         ids = item_ids(store, query)
     elif scope == "edited":
         ids = item_ids(store, ItemQuery(dataset_id=dataset_id, edited=True))
+    # isolate: the calls are made in a child process, so the GUI thread never waits on this one (see
+    # reviewer.rerun.isolated); this thread only saves what comes back.
     report = rerun(store, dataset_id, run_name, config, ctx, item_ids=ids, retry_errors_only=scope == "failed",
-                   actor="gui")
+                   actor="gui", isolate=True)
     errors, count = run_errors(store, report.run_id)
     return RerunOutcome(report, errors, count)
 
