@@ -135,6 +135,8 @@ def test_job_progress_is_painted_by_the_event_loop_not_inside_the_progress_slot(
     slot (a first start's landed samples held the GUI thread that way). The status bar's
     bar must take the new value without any widget painting during the call, and show it
     at the next pass of the event loop."""
+    import threading
+
     from PySide6.QtCore import QEvent, QObject
 
     from reviewer.jobs import Progress
@@ -148,19 +150,26 @@ def test_job_progress_is_painted_by_the_event_loop_not_inside_the_progress_slot(
                 painted.append(type(obj).__name__)
             return False
 
+    # A job that reports progress runs meanwhile (the bar belongs to it and stays shown);
+    # its steps are fed to the slot directly, so each call can be checked on its own.
+    release = threading.Event()
+    job = window.runner.start("test-progress", lambda ctx: release.wait(30))
     spy = PaintSpy()
     watched = [window.progress, window.table.viewport(), window.item_view]
     for w in watched:
         w.installEventFilter(spy)
-    window._on_progress(Progress(0, 18, "importing", 0.0))
-    qtbot.waitUntil(lambda: "QProgressBar" in painted, timeout=3000)  # shown and painted by the loop
-    for step in (3, 9, 17, 18):
-        window.item_view.update()  # pending damage elsewhere, as while samples land
-        window.table.viewport().update()
-        painted.clear()
-        window._on_progress(Progress(step, 18, "importing", 0.1 * step))
-        assert painted == [], f"painted inside the progress slot at step {step}: {painted}"
-        assert window.progress.value() == step and window.progress_text.text() == f"{step * 100 // 18}%"
-        qtbot.waitUntil(lambda: "QProgressBar" in painted, timeout=3000)
+    try:
+        window._on_progress(Progress(0, 18, "importing", 0.0), job)
+        qtbot.waitUntil(lambda: "QProgressBar" in painted, timeout=3000)  # shown and painted by the loop
+        for step in (3, 9, 17):
+            window.item_view.update()  # pending damage elsewhere, as while samples land
+            window.table.viewport().update()
+            painted.clear()
+            window._on_progress(Progress(step, 18, "importing", 0.1 * step), job)
+            assert painted == [], f"painted inside the progress slot at step {step}: {painted}"
+            assert window.progress.value() == step and window.progress_text.text() == f"{step * 100 // 18}%"
+            qtbot.waitUntil(lambda: "QProgressBar" in painted, timeout=3000)
+    finally:
+        release.set()
     for w in watched:
         w.removeEventFilter(spy)
