@@ -98,54 +98,56 @@ def main(db: str | None = None, argv: list[str] | None = None,
     # Start-up allocates hundreds of thousands of objects (classes, functions, SQLAlchemy
     # and pydantic tables) that live as long as the app: collecting them while they are
     # being made only walks them again and again (about 50 ms of CPU before the window).
-    # Collection resumes once the window is shown, with them frozen (gc.freeze below).
+    # Collection resumes once the window is shown (or start-up failed), with them frozen.
     collecting = gc.isenabled()
     gc.disable()
-    preload_core()
-    # Let shiboken create each Qt class when it is first used, not all of QtCore, QtGui
-    # and QtWidgets at import: about 0.1 s less CPU before the window (bench/startup_bench.py).
-    # Read when shiboken loads: no effect once PySide6 is in (tests that import it first).
-    os.environ.setdefault("PYSIDE6_OPTION_LAZY", "1")
-    from PySide6.QtCore import QSettings, QTimer
-    from PySide6.QtGui import QIcon
-    from PySide6.QtWidgets import QApplication
+    try:
+        preload_core()
+        # Let shiboken create each Qt class when it is first used, not all of QtCore, QtGui
+        # and QtWidgets at import: about 0.1 s less CPU before the window (bench/startup_bench.py).
+        # Read when shiboken loads: no effect once PySide6 is in (tests that import it first).
+        os.environ.setdefault("PYSIDE6_OPTION_LAZY", "1")
+        from PySide6.QtCore import QSettings, QTimer
+        from PySide6.QtGui import QIcon
+        from PySide6.QtWidgets import QApplication
 
-    skip_feature_source_scan()
-    from reviewer_ui import theme
-    from reviewer_ui.runtime import gcpolicy
-    from reviewer_ui.first_start import start_first_start
+        skip_feature_source_scan()
+        from reviewer_ui import theme
+        from reviewer_ui.runtime import gcpolicy
+        from reviewer_ui.first_start import start_first_start
 
-    argv = list(sys.argv if argv is None else argv)
-    app = QApplication.instance() or QApplication(argv)
-    app.setApplicationName("reviewer")
-    app.setOrganizationName("reviewer")
-    app.setDesktopFileName("reviewer")  # matches the entry --install-desktop-entry writes
-    from reviewer_ui.desktop import icon_file
+        argv = list(sys.argv if argv is None else argv)
+        app = QApplication.instance() or QApplication(argv)
+        app.setApplicationName("reviewer")
+        app.setOrganizationName("reviewer")
+        app.setDesktopFileName("reviewer")  # matches the entry --install-desktop-entry writes
+        from reviewer_ui.desktop import icon_file
 
-    app.setWindowIcon(QIcon(str(icon_file("svg"))))
-    settings = QSettings("reviewer", "reviewer")
-    theme.apply(app, str(settings.value("theme", "light")))
+        app.setWindowIcon(QIcon(str(icon_file("svg"))))
+        settings = QSettings("reviewer", "reviewer")
+        theme.apply(app, str(settings.value("theme", "light")))
 
-    from reviewer.store import Store
-    from reviewer_ui.runtime import parsepool
-    from reviewer_ui.main_window import MainWindow
+        from reviewer.store import Store
+        from reviewer_ui.runtime import parsepool
+        from reviewer_ui.main_window import MainWindow
 
-    store = Store(db)
-    window = MainWindow(store, settings)
-    window.setWindowTitle(window_title(store.url))
-    window.show()
+        store = Store(db)
+        window = MainWindow(store, settings)
+        window.setWindowTitle(window_title(store.url))
+        window.show()
+    finally:
+        # Objects alive after start-up stay alive: keep full garbage collections
+        # (which hold the GIL) from walking them again and again; collect fully
+        # only while the user is idle (reviewer_ui.runtime.gcpolicy).
+        gc.freeze()
+        if collecting:
+            gc.enable()
     job, feed = start_first_start(window, store)  # noqa: F841 - the feed lives as long as the window
     # The helper process that parses big responses off the GIL: after the first paint,
     # and started from a thread: spawning it (the resource tracker, then the helper)
     # held the GUI thread 40-140 ms right after the window appeared.
     QTimer.singleShot(0, lambda: threading.Thread(target=_warm_up_parse_helper, name="parse-warm-up",
                                                   daemon=True).start())
-    # Objects alive after start-up stay alive: keep full garbage collections
-    # (which hold the GIL) from walking them again and again; collect fully
-    # only while the user is idle (reviewer_ui.runtime.gcpolicy).
-    gc.freeze()
-    if collecting:
-        gc.enable()
     idle_collector = gcpolicy.IdleCollector(app, window.runner)  # noqa: F841 - kept alive while the app runs
     if on_shown is not None:
         on_shown(window, job)
