@@ -34,6 +34,17 @@ TARGETS = {"reviewer_list": 0.200, "second_start_to_painted_window": 1.0, "first
 ISSUE_BEFORE = {"reviewer_list": 0.884, "second_start_to_painted_window": 3.06,
                 "first_start_to_usable_window": 11.9, "first_start_to_scored_samples": 11.9}
 
+# CPU seconds of importing the store's stack (SQLAlchemy, SQLModel, pydantic and the
+# core modules the window imports before PySide6): the share of a second start that a
+# window free of SQLAlchemy on its import path would save.
+CORE_IMPORT = r"""
+import time
+t = time.process_time()
+from reviewer_ui import app
+app.preload_core()
+print(time.process_time() - t)
+"""
+
 STORE_LIST = r"""
 import sys
 import reviewer.cli as cli
@@ -110,14 +121,18 @@ def measure(sources: dict[str, Path], args, work: Path) -> dict[str, dict]:
         probe(setup[tag][1], "painted", setup[tag][0])
     store_list = [sys.executable, "-c", STORE_LIST, "--db", str(setup[""][1]), "list"]
     timed(store_list, setup[""][0])
-    store_runs, bare_runs = [], []
+    store_runs, bare_runs, core_runs = [], [], []
     for _ in range(args.runs):
         for tag in sources:
             out[tag]["_list_runs"].append(timed(cli(tag), setup[tag][0]))
         store_runs.append(timed(store_list, setup[""][0]))
         bare_runs.append(timed([sys.executable, "-c", "pass"], setup[""][0]))
+        core = subprocess.run([sys.executable, "-c", CORE_IMPORT], env=setup[""][0], capture_output=True,
+                              text=True, timeout=120, check=True)
+        core_runs.append(float(core.stdout.split()[-1]))
     out[""]["reviewer_list_through_store"] = statistics.median(store_runs)
     out[""]["python_bare_start"] = statistics.median(bare_runs)
+    out[""]["window_core_import_cpu"] = statistics.median(core_runs)
     for _ in range(args.runs):
         for tag in sources:
             out[tag]["_second"].append(probe(setup[tag][1], "painted", setup[tag][0]))
@@ -212,6 +227,9 @@ def main() -> int:
             if before:
                 line += f" (baseline {before[name + '_cpu']:.2f} s, ratio {now[name + '_cpu'] / before[name + '_cpu']:.2f})"
             print(line)
+        core = now["window_core_import_cpu"]
+        print(f"window_core_import_cpu: {core:.2f} s ({core / now['second_start_to_painted_window_cpu']:.2f} of "
+              f"second_start_to_painted_window_cpu)")
         if not args.no_wheel:
             size = wheel_size(work)
             print(f"wheel_size: {size / 1024:.0f} KiB" if size else "wheel_size_skipped: 1 (python -m build failed)")

@@ -593,6 +593,12 @@ class MainWindow(QMainWindow):
         if job is not None:
             self._progressing.add(job)
         self.progress.setVisible(True)
+        # QProgressBar.setValue repaints at once (QWidget.repaint) whenever the bar moves
+        # a chunk, and a synchronous repaint paints the whole window's pending damage with
+        # it: during a first start each landed sample painted every pane from inside this
+        # slot. With updates off the value is only stored; turning them on again asks for
+        # an ordinary update, painted by the event loop with everything else.
+        self.progress.setUpdatesEnabled(False)
         if p.total:
             self.progress.setRange(0, p.total)
             self.progress.setValue(p.done)
@@ -600,6 +606,7 @@ class MainWindow(QMainWindow):
         else:
             self.progress.setRange(0, 0)
             self.progress_text.setText("")
+        self.progress.setUpdatesEnabled(True)
         self.progress_text.setVisible(bool(self.progress_text.text()))
         if p.message:
             self._progress_message = p.message

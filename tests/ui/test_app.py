@@ -4,6 +4,7 @@ fills as they land; the window's title names the open database."""
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from pathlib import Path
@@ -160,6 +161,7 @@ def test_second_start_imports_nothing_and_shows_the_samples(qtbot, tmp_path, mon
 
         job.finished.connect(lambda names: seen.setdefault("imported", names))
         job.done.connect(done)
+        seen["collecting_once_shown"] = gc.isenabled()
 
     app = QApplication.instance()
     app.setQuitOnLastWindowClosed(False)
@@ -168,6 +170,37 @@ def test_second_start_imports_nothing_and_shows_the_samples(qtbot, tmp_path, mon
     finally:
         app.setQuitOnLastWindowClosed(True)
     assert seen["imported"] == [] and seen["rows"] > 0
+    # The start pauses the cyclic collector; it must run again once the window is up.
+    assert seen["collecting_once_shown"] and gc.isenabled()
+
+
+def test_modules_imported_after_pyside6_are_not_read_as_source(tmp_path):
+    """PySide6's import hook reads the source of every module imported after it (linecache
+    keeps what it read); reviewer_ui.app.skip_feature_source_scan stops that, so modules the
+    window imports late cost no more than before PySide6. Checked against the hook as shipped."""
+    import subprocess
+    import sys
+    import textwrap
+
+    (tmp_path / "late_module.py").write_text("VALUE = 42\n")
+    code = textwrap.dedent("""
+        import linecache, sys
+        import PySide6.QtCore
+        from reviewer_ui import app
+        if sys.argv[1] == "skip":
+            app.skip_feature_source_scan()
+        sys.path.insert(0, sys.argv[2])
+        import late_module
+        assert late_module.VALUE == 42
+        print("READ:", any(name.endswith("late_module.py") for name in linecache.cache))
+    """)
+    out = {}
+    for mode in ("skip", "shipped"):
+        proc = subprocess.run([sys.executable, "-c", code, mode, str(tmp_path)], capture_output=True, text=True,
+                              timeout=120, env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+        assert proc.returncode == 0, proc.stderr
+        out[mode] = proc.stdout.strip()
+    assert out == {"skip": "READ: False", "shipped": "READ: True"}
 
 
 def test_window_title_names_the_database(tmp_path):

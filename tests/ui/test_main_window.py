@@ -127,3 +127,49 @@ def test_a_filter_the_next_dataset_lacks_falls_back_to_any(qtbot, window):
     open_dataset(qtbot, window, "extraction")
     qtbot.waitUntil(lambda: window.filters.category.currentData() is None, timeout=5000)
     assert window.model.rowCount() == 1 and window.model.row_at(0).record_id == "bio-1"
+
+
+def test_job_progress_is_painted_by_the_event_loop_not_inside_the_progress_slot(qtbot, window):
+    """QProgressBar.setValue repaints at once whenever the bar moves a chunk, and that
+    synchronous repaint painted every pane with pending damage from inside the progress
+    slot (a first start's landed samples held the GUI thread that way). The status bar's
+    bar must take the new value without any widget painting during the call, and show it
+    at the next pass of the event loop."""
+    import threading
+
+    from PySide6.QtCore import QEvent, QObject
+
+    from reviewer.jobs import Progress
+
+    open_dataset(qtbot, window, "tool_qa")
+    painted: list[str] = []
+
+    class PaintSpy(QObject):
+        def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
+            if event.type() == QEvent.Type.Paint:
+                painted.append(type(obj).__name__)
+            return False
+
+    # A job that reports progress runs meanwhile (the bar belongs to it and stays shown);
+    # its steps are fed to the slot directly, so each call can be checked on its own.
+    release = threading.Event()
+    job = window.runner.start("test-progress", lambda ctx: release.wait(30))
+    spy = PaintSpy()
+    watched = [window.progress, window.table.viewport(), window.item_view]
+    for w in watched:
+        w.installEventFilter(spy)
+    try:
+        window._on_progress(Progress(0, 18, "importing", 0.0), job)
+        qtbot.waitUntil(lambda: "QProgressBar" in painted, timeout=3000)  # shown and painted by the loop
+        for step in (3, 9, 17):
+            window.item_view.update()  # pending damage elsewhere, as while samples land
+            window.table.viewport().update()
+            painted.clear()
+            window._on_progress(Progress(step, 18, "importing", 0.1 * step), job)
+            assert painted == [], f"painted inside the progress slot at step {step}: {painted}"
+            assert window.progress.value() == step and window.progress_text.text() == f"{step * 100 // 18}%"
+            qtbot.waitUntil(lambda: "QProgressBar" in painted, timeout=3000)
+    finally:
+        release.set()
+    for w in watched:
+        w.removeEventFilter(spy)
