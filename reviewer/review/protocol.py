@@ -18,7 +18,9 @@ Agreement rule: which fields must be equal for automatic settlement, set per dat
 ``auto_settle`` False sends every item to the adjudicator. The rule becomes a
 digest (``agreement_key``) computed from one annotation alone, so that a database
 trigger can compare two annotators' submissions in team mode without anyone being
-able to read the other's (see reviewer.team.sql).
+able to read the other's; there the database computes the key itself, never trusting
+the client's (see reviewer.team.sql). Two Fixes agree only when their gold is the same,
+whatever the rule: otherwise there is no single gold to write.
 
 Visibility: an annotator sees only their own annotation and one of the
 ``ANNOTATOR_STATUS`` phrases; adjudicators and admins see everything.

@@ -154,7 +154,8 @@ def check_storable(source, where: str, fields: dict, json_texts: dict | None = N
 
 
 def _lock_for_import(conn: Connection, key: str) -> None:
-    """Serialise imports of the same dataset (see the module docstring)."""
+    """Serialise imports (see the module docstring). ``key`` names what is imported; on PostgreSQL
+    every import takes the same table lock, since a per-key advisory lock can be held by anyone."""
     if conn.dialect.name == "postgresql":
         # Not an advisory lock: any login can take those and hold an import up indefinitely.
         # SHARE ROW EXCLUSIVE conflicts with itself and with writes to dataset, not with reads.

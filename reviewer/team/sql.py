@@ -8,21 +8,27 @@ What an annotator can read and write, per table:
 
 =================  ==========================================================
 annotation         read/insert/update only their own rows (annotator =
-                   current_user), insert only on items assigned to them; the
-                   first submission is frozen by a trigger, settled items
+                   current_user), insert only on items assigned to them;
+                   UPDATE on the app's columns only (no table lock); the
+                   first submission and its agreement key are built by the
+                   database from the row and then frozen; settled items
                    refuse revisions
 item               read only items assigned to them; no write
 item_review        read the stage of assigned items (columns item_id, stage,
                    version, updated_at); no write (the trigger writes)
 adjudication       nothing (no privilege at all)
 assignment         read their own rows
-audit_log          read and write only entries whose actor = current_user
+audit_log          read only entries whose actor = current_user; no write
+                   (their saves are audited by a trigger)
 output             read outputs of assigned items only; not raw / extra
                    (the blind view shows them, less identifying keys)
 run                id, dataset_id, format, created_at only; names, models and
                    settings through the view <schema>_blind.run, which hides
                    them for datasets blind to model identity
                    (reviewer.team.masking)
+check_result,      read the rows of assigned items only (guard details may
+guard_override     quote the gold)
+sequences          USAGE on annotation_id_seq only (no SELECT: no last_value)
 dataset, score,    read (scores carry no annotation and no run name)
 blob, person
 =================  ==========================================================
@@ -32,7 +38,11 @@ also import (dataset, item, run, output, score, blob) and assign.
 
 Automatic settlement needs a comparison of two annotations no annotator may read:
 the trigger ``reviewer_after_submission`` runs as its owner (SECURITY DEFINER)
-and compares only the agreement keys computed by reviewer.review.protocol.
+and compares only the agreement keys, which the database computes itself
+(``reviewer_agreement_key``, equal exactly when reviewer.review.protocol's are).
+The definer functions belong to ``<prefix>definer``, a NOLOGIN non-superuser role,
+and search ``<schema>, pg_catalog, pg_temp`` (see the section at the end).
+Re-running ``team init`` upgrades a team database in place.
 """
 
 from __future__ import annotations
