@@ -11,11 +11,11 @@ import json
 import psycopg
 import pytest
 
+from reviewer.jobs import silent
 from reviewer.review import Draft, Review, Stage
 from reviewer.review.protocol import AgreementRule, agreement_key, draft_of
 from reviewer.store import Store
 from reviewer.store.importing import import_dataset
-from reviewer.jobs import silent
 from tests.store import records as R
 from tests.team.conftest import reviewer_cli
 
@@ -185,3 +185,18 @@ def test_team_init_again_upgrades_an_old_team_database_in_place(team):
     # after the upgrade the database logs each save once, under its owner's name (the client
     # writes no annotation audit rows in team mode, so the pre-upgrade save left none)
     assert audit == [(bob, "submit"), (alice, "submit"), (bob, "submit")]
+
+
+def test_a_team_members_audit_entries_carry_their_login_and_the_databases_clock(team):
+    """Adjudicators (and admins) still write audit entries (adjudications, imports, rules), but
+    the database stamps who and when: a backdated entry in another's name lands as theirs, now."""
+    carol = team.logins["carol"]
+    with psycopg.connect(team.url("carol").replace("postgresql+psycopg://", "postgresql://"),
+                         autocommit=True) as conn:
+        conn.execute("insert into audit_log (at, actor, entity, entity_id, action) "
+                     "values ('2020-01-01', 'auto', 'adjudication', 1, 'unanimous')")
+    with _owner(team) as conn:
+        actor, age = conn.execute("select actor, abs(extract(epoch from at - (now() at time zone 'utc'))) "
+                                  "from audit_log order by id desc limit 1").fetchone()
+    assert actor == carol
+    assert age < 60, f"the entry is dated {age} s from now"
