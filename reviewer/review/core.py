@@ -414,7 +414,7 @@ class Review:
             )
             version = 1 if existing is None else existing.version + 1
             first = draft.verdict is not None and (existing is None or existing.first_key is None)
-            if first:
+            if first:  # in team mode the database rebuilds both from the row (reviewer_first_submission)
                 rule = AgreementRule.from_meta(item.meta)
                 values.update(first_submission=submission(draft, patch, version),
                               first_key=agreement_key(draft, rule, self.viewer))
@@ -435,8 +435,9 @@ class Review:
                 before = _audit_form(existing._mapping)
             row = conn.execute(select(ann_t).where(ann_t.c.item_id == item_id,
                                                    ann_t.c.annotator == self.viewer)).one()
-            audit.record(conn, self.viewer, "annotation", row.id, "submit" if first else "annotate",
-                         before=before, after=_audit_form(row._mapping))
+            if not self.team:  # in team mode the database audits annotations (reviewer_audit_annotation)
+                audit.record(conn, self.viewer, "annotation", row.id, "submit" if first else "annotate",
+                             before=before, after=_audit_form(row._mapping))
             if first and not self.team:
                 settle_after_submission(conn, item_id, item)
             elif not first and _stage(conn, item_id) is Stage.NOT_ANNOTATED and not self.team:

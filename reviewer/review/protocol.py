@@ -18,7 +18,9 @@ Agreement rule: which fields must be equal for automatic settlement, set per dat
 ``auto_settle`` False sends every item to the adjudicator. The rule becomes a
 digest (``agreement_key``) computed from one annotation alone, so that a database
 trigger can compare two annotators' submissions in team mode without anyone being
-able to read the other's (see reviewer.team.sql).
+able to read the other's; there the database computes the key itself, never trusting
+the client's (see reviewer.team.sql). Two Fixes agree only when their gold is the same,
+whatever the rule: otherwise there is no single gold to write.
 
 Visibility: an annotator sees only their own annotation and one of the
 ``ANNOTATOR_STATUS`` phrases; adjudicators and admins see everything.
@@ -117,7 +119,11 @@ class AgreementRule:
             return "no automatic settlement: every item twice reviewed goes to the adjudicator"
         parts = ["the verdict"] + (["every rubric field"] if self.rubric else []) + (
             ["the fixed gold"] if self.fix else [])
-        return "settled automatically (unanimous) when both first submissions share " + ", ".join(parts)
+        text = "settled automatically (unanimous) when both first submissions share " + ", ".join(parts)
+        if not self.fix:
+            text += ("; two Fixes whose gold differs always go to the adjudicator (there is no single gold "
+                     "to write)")
+        return text
 
 
 def _rubric_form(draft: Draft) -> dict:
@@ -132,19 +138,27 @@ def submission(draft: Draft, patch: list | None, version: int) -> dict:
 
 
 def draft_of(sub: dict | None) -> Draft | None:
+    """The draft a stored submission holds; malformed parts (written by another client) read as empty."""
     if not sub:
         return None
+    if not isinstance(sub, dict):
+        return Draft()
     return Draft.from_stored(sub.get("verdict"), sub.get("rubric"), sub.get("error_tags"), sub.get("note"),
                              sub.get("fixed_gold"))
 
 
 def agreement_key(draft: Draft, rule: AgreementRule, annotator: str) -> str:
     """A digest of what counts for agreement: equal keys == agreement under ``rule``.
-    With automatic settlement off, the annotator's name goes in so keys never match."""
+    With automatic settlement off, the annotator's name goes in so keys never match.
+    A Fix's gold always goes in, whatever ``rule.fix``: two Fixes with different gold leave
+    no single gold to write, so they never settle automatically.
+
+    In a team database the database computes the key itself (reviewer.team.sql,
+    ``reviewer_agreement_key``: not the same digest, but equal exactly when these are)."""
     content: dict[str, Any] = {"verdict": draft.verdict}
     if rule.rubric:
         content["rubric"] = _rubric_form(draft)
-    if rule.fix and draft.verdict == "fix":
+    if draft.verdict == "fix":
         content["fix"] = draft.fixed_gold
     if not rule.auto_settle:
         content["annotator"] = annotator

@@ -103,10 +103,14 @@ class Draft:
 
     @classmethod
     def from_stored(cls, verdict, rubric: dict | None, error_tags, note, fixed_gold) -> Draft:
-        rubric = dict(rubric or {})
+        """The draft of stored values; a part of the wrong type (a rubric that is not an object,
+        tags that are not a list of strings: another client's writing) reads as empty."""
+        rubric = dict(rubric) if isinstance(rubric, dict) else {}
         ambiguity = rubric.pop("ambiguity", None)
         difficulty = rubric.pop("difficulty", None)
-        return cls(verdict, rubric, ambiguity, difficulty, list(error_tags or []), note or "", fixed_gold)
+        tags = [t for t in error_tags if isinstance(t, str)] if isinstance(error_tags, list) else []
+        return cls(verdict if isinstance(verdict, str) else None, rubric, ambiguity, difficulty, tags,
+                   note if isinstance(note, str) else "", fixed_gold)
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,11 @@ def insert_many(conn: Connection, table: Table, rows: Sequence[dict]) -> None:
         return
     values = _converted(conn, table, keys, rows)
     name = conn.dialect.name
-    if name == "postgresql":
+    if name == "postgresql" and _row_security_active(conn, table):
+        # COPY FROM is refused on tables under row-level security (an admin importing into a
+        # team database): plain INSERTs, which the policies check row by row
+        _insert_core(conn, table, rows)
+    elif name == "postgresql":
         _copy(conn, table, keys, values)
     elif name == "sqlite":
         _executemany(conn, _insert_sql(conn, table, keys), values)
@@ -174,6 +178,12 @@ def _executemany(conn: Connection, sql: str, values: list[list]) -> None:
             cursor.executemany(sql, values)
     finally:
         cursor.close()
+
+
+def _row_security_active(conn: Connection, table: Table) -> bool:
+    """Whether row-level security applies to the connected user on ``table`` (PostgreSQL)."""
+    name = conn.dialect.identifier_preparer.format_table(table)
+    return bool(conn.exec_driver_sql("select row_security_active(to_regclass(%(t)s))", {"t": name}).scalar())
 
 
 def _copy(conn: Connection, table: Table, keys: list[str], values: list[list]) -> None:

@@ -11,10 +11,13 @@ Contracts:
 - Portable: a value that standard JSON or one of the two databases cannot hold
   the same way (NaN, Infinity, a NUL character, a lone surrogate) is refused with
   its record and JSON path, on SQLite exactly as on PostgreSQL.
-- One at a time: an import first takes a lock on its dataset (PostgreSQL: an
-  advisory lock on the name; SQLite: the database's write lock), so a second
-  import of the same dataset waits and then finds the first one's items; if the
-  wait runs out it ends with a message, never a traceback.
+- One at a time: an import first takes a lock (PostgreSQL: the ``dataset`` table
+  in SHARE ROW EXCLUSIVE mode, which only those who may write datasets can take,
+  so no annotator can hold it to stall imports as they could an advisory lock;
+  SQLite: the database's write lock), so a second import waits and then finds
+  the first one's items; if the wait runs out it ends with a message, never a
+  traceback. Imports of different datasets wait for each other too; readers of
+  ``dataset`` do not.
 """
 
 from __future__ import annotations
@@ -227,9 +230,12 @@ def check_storable(source, where: str, fields: dict, json_texts: dict | None = N
 
 
 def _lock_for_import(conn: Connection, key: str) -> None:
-    """Serialise imports of the same dataset (see the module docstring)."""
+    """Serialise imports (see the module docstring). ``key`` names what is imported; on PostgreSQL
+    every import takes the same table lock, since a per-key advisory lock can be held by anyone."""
     if conn.dialect.name == "postgresql":
-        conn.execute(text("select pg_advisory_xact_lock(hashtext(:k))"), {"k": f"reviewer.import:{key}"})
+        # Not an advisory lock: any login can take those and hold an import up indefinitely.
+        # SHARE ROW EXCLUSIVE conflicts with itself and with writes to dataset, not with reads.
+        conn.execute(text("lock table dataset in share row exclusive mode"))
     else:
         # A write that changes nothing takes SQLite's write lock now, before anything
         # is read, so the next importer waits (busy_timeout) for this one to commit.

@@ -17,7 +17,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from reviewer.errors import ReviewerError
-from reviewer.team.sql import DEFAULT_PREFIX, ROLE_NAMES, init_statements, role
+from reviewer.team.sql import DEFAULT_PREFIX, DEFINER_ROLE, ROLE_NAMES, init_statements, role
 
 _NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
@@ -65,7 +65,8 @@ def prefix_of(store) -> str:
 
 
 def init(store, prefix: str = DEFAULT_PREFIX) -> list[str]:
-    """Create the roles, grants, policies and triggers; return the role names. Idempotent."""
+    """Create the roles, grants, policies and triggers; return the role names. Idempotent: run
+    again on a team database made by an older version, it upgrades it in place."""
     _postgres(store)
     _check_name(prefix + "x", "role prefix")
     with _db_errors("team init"), store.engine.begin() as conn:
@@ -83,7 +84,7 @@ def add(store, login: str, as_role: str) -> str:
         raise TeamError(f"unknown role {as_role!r}: one of {', '.join(ROLE_NAMES)}")
     prefix = prefix_of(store)
     _check_name(login, "login")
-    if login in {role(prefix, n) for n in ROLE_NAMES}:
+    if login in {role(prefix, n) for n in (*ROLE_NAMES, DEFINER_ROLE)}:
         raise TeamError(f"{login} is one of the team's roles, not a login")
     with _db_errors(f"adding {login}"), store.engine.begin() as conn:
         exists = conn.execute(text("select 1 from pg_roles where rolname = :n"), {"n": login}).first()

@@ -8,21 +8,27 @@ What an annotator can read and write, per table:
 
 =================  ==========================================================
 annotation         read/insert/update only their own rows (annotator =
-                   current_user), insert only on items assigned to them; the
-                   first submission is frozen by a trigger, settled items
+                   current_user), insert only on items assigned to them;
+                   UPDATE on the app's columns only (no table lock); the
+                   first submission and its agreement key are built by the
+                   database from the row and then frozen; settled items
                    refuse revisions
 item               read only items assigned to them; no write
 item_review        read the stage of assigned items (columns item_id, stage,
                    version, updated_at); no write (the trigger writes)
 adjudication       nothing (no privilege at all)
 assignment         read their own rows
-audit_log          read and write only entries whose actor = current_user
+audit_log          read only entries whose actor = current_user; no write
+                   (their saves are audited by a trigger)
 output             read outputs of assigned items only; not raw / extra
                    (the blind view shows them, less identifying keys)
 run                id, dataset_id, format, created_at only; names, models and
                    settings through the view <schema>_blind.run, which hides
                    them for datasets blind to model identity
                    (reviewer.team.masking)
+check_result,      read the rows of assigned items only (guard details may
+guard_override     quote the gold)
+sequences          USAGE on annotation_id_seq only (no SELECT: no last_value)
 dataset, score,    read (scores carry no annotation and no run name)
 blob, person
 =================  ==========================================================
@@ -32,7 +38,11 @@ also import (dataset, item, run, output, score, blob) and assign.
 
 Automatic settlement needs a comparison of two annotations no annotator may read:
 the trigger ``reviewer_after_submission`` runs as its owner (SECURITY DEFINER)
-and compares only the agreement keys computed by reviewer.review.protocol.
+and compares only the agreement keys, which the database computes itself
+(``reviewer_agreement_key``, equal exactly when reviewer.review.protocol's are).
+The definer functions belong to ``<prefix>definer``, a NOLOGIN non-superuser role,
+and search ``<schema>, pg_catalog, pg_temp`` (see the section at the end).
+Re-running ``team init`` upgrades a team database in place.
 """
 
 from __future__ import annotations
@@ -41,6 +51,13 @@ from reviewer.team.masking import statements as masking_statements
 
 ROLE_NAMES = ("annotator", "adjudicator", "admin")
 DEFAULT_PREFIX = "reviewer_"
+# The NOLOGIN, non-superuser role that owns the SECURITY DEFINER functions (not a member role).
+DEFINER_ROLE = "definer"
+# The columns of ``annotation`` the app updates (reviewer.review.core.Review.annotate).
+ANNOTATION_UPDATABLE = ("verdict", "rubric", "error_tags", "note", "patch", "fixed_gold", "version",
+                        "first_submission", "first_key", "updated_at")
+# Tables the definer functions read or write; each has a policy letting the definer role through RLS.
+_DEFINER_RLS_TABLES = ("annotation", "item", "item_review", "audit_log")
 
 
 def role(prefix: str, name: str) -> str:
@@ -61,11 +78,22 @@ def init_statements(prefix: str, schema: str) -> list[str]:
         "DELETE FROM reviewer_team",
         f"INSERT INTO reviewer_team (prefix) VALUES ('{prefix}')",
         f"GRANT USAGE ON SCHEMA {schema} TO {everyone}",
-        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {everyone}",
+        # sequences: annotators only draw annotation ids (no SELECT: last_value would show others'
+        # activity); the audit rows of their saves are written by a definer trigger (teamfix hole 12)
+        f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {schema} FROM {ann}",
+        f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {deciders}",
+        f"GRANT USAGE ON SEQUENCE {schema}.annotation_id_seq TO {ann}",
         f"GRANT SELECT ON reviewer_team, reviewer_schema, dataset, item, run, output, score, blob, person, "
         f"assignment, audit_log TO {everyone}",
-        f"GRANT SELECT, INSERT, UPDATE ON annotation TO {everyone}",
-        f"GRANT INSERT ON audit_log TO {everyone}",
+        # UPDATE on the columns the app writes only: table-level UPDATE would let anyone
+        # LOCK annotation IN ACCESS EXCLUSIVE MODE and stall everyone (teamfix hole 6)
+        f"REVOKE UPDATE ON annotation FROM {everyone}",
+        f"GRANT SELECT, INSERT ON annotation TO {everyone}",
+        f"GRANT UPDATE ({', '.join(ANNOTATION_UPDATABLE)}) ON annotation TO {everyone}",
+        # annotators write no audit rows themselves: their saves are logged by the trigger
+        # reviewer_audit_annotation (teamfix hole 10); deciders' actions by the core
+        f"REVOKE INSERT ON audit_log FROM {ann}",
+        f"GRANT INSERT ON audit_log TO {deciders}",
         f"GRANT SELECT (item_id, stage, version, updated_at) ON item_review TO {ann}",
         f"GRANT SELECT, INSERT, UPDATE, DELETE ON item_review, adjudication TO {deciders}",
         f"GRANT UPDATE ON item, dataset TO {deciders}",
@@ -110,28 +138,240 @@ def init_statements(prefix: str, schema: str) -> list[str]:
         "WITH CHECK (actor = current_user)",
         "DROP POLICY IF EXISTS deciders_audit ON audit_log",
         f"CREATE POLICY deciders_audit ON audit_log FOR SELECT TO {deciders} USING (true)",
-        _GUARD, _AFTER,
-        "DROP TRIGGER IF EXISTS reviewer_annotation_guard ON annotation",
-        "CREATE TRIGGER reviewer_annotation_guard BEFORE UPDATE ON annotation "
-        "FOR EACH ROW EXECUTE FUNCTION reviewer_annotation_guard()",
-        "DROP TRIGGER IF EXISTS reviewer_after_submission ON annotation",
-        "CREATE TRIGGER reviewer_after_submission AFTER INSERT OR UPDATE ON annotation "
-        "FOR EACH ROW EXECUTE FUNCTION reviewer_after_submission()",
-        f"REVOKE ALL ON FUNCTION reviewer_after_submission() FROM PUBLIC",
+        # quality guards' results carry gold values: the assignment rule of item (teamfix hole 8)
+        *guard_result_policies(schema, ann, deciders),
         # blind to model identity: run names and models through views (reviewer.team.masking)
         *masking_statements(schema, ann),
-        "DROP TRIGGER IF EXISTS reviewer_notify_review ON item_review",
-        _NOTIFY,
-        "CREATE TRIGGER reviewer_notify_review AFTER INSERT OR UPDATE ON item_review "
-        "FOR EACH ROW EXECUTE FUNCTION reviewer_notify_review()",
+        # the definer functions and triggers, owned by a dedicated role (teamfix holes 1-5, 9, 10)
+        *definer_statements(prefix, schema),
     ]
     return stmts
 
 
+# ============================================================================================
+# teamfix (issue 16, red-team holes 8): row-level security of the quality guards' results
+# ============================================================================================
+
+def guard_result_policies(schema: str, ann: str, deciders: str) -> list[str]:
+    """check_result and guard_override follow item's assignment rule: a guard's details and
+    summary may quote the gold (the grounding guard does), so annotators see only the rows of
+    items assigned to them; adjudicators and admins see and write all."""
+    out = []
+    for table in ("check_result", "guard_override"):
+        out += [
+            f"ALTER TABLE {schema}.{table} ENABLE ROW LEVEL SECURITY",
+            f"DROP POLICY IF EXISTS assigned_{table} ON {schema}.{table}",
+            f"CREATE POLICY assigned_{table} ON {schema}.{table} FOR SELECT TO {ann} USING (EXISTS "
+            f"(SELECT 1 FROM {schema}.assignment a WHERE a.item_id = {table}.item_id AND a.annotator = current_user))",
+            f"DROP POLICY IF EXISTS deciders_{table} ON {schema}.{table}",
+            f"CREATE POLICY deciders_{table} ON {schema}.{table} FOR ALL TO {deciders} USING (true) WITH CHECK (true)",
+        ]
+    return out
+
+
+# ============================================================================================
+# teamfix (issue 16, red-team holes 1-5, 9, 10): the SECURITY DEFINER functions
+#
+# - owned by ``<prefix>definer``, a NOLOGIN non-superuser role with exactly the rights the
+#   functions need (and RLS policies letting it through), never by whoever ran `team init`;
+# - ``SET search_path = <schema>, pg_catalog, pg_temp`` and every name schema-qualified, so a
+#   caller's temporary tables or functions never stand in for ours (holes 1-3);
+# - the database builds the first submission from the row's own columns and computes its
+#   agreement key itself (reviewer_agreement_key, a port of reviewer.review.protocol.
+#   agreement_key), whatever the client sent (holes 4, 5); two Fixes agree only when their
+#   gold is the same, whatever the rule (hole 9);
+# - annotators' saves are audited by a trigger, with the database's clock and the row's
+#   owner as actor; annotators insert no audit rows themselves (hole 10).
+# ============================================================================================
+
+def definer_statements(prefix: str, schema: str) -> list[str]:
+    owner = role(prefix, DEFINER_ROLE)
+    s = schema
+    functions = ("reviewer_canonical_json(json)", "reviewer_agreement_key(json, json, text)",
+                 "reviewer_first_submission()", "reviewer_annotation_guard()", "reviewer_after_submission()",
+                 "reviewer_audit_annotation()", "reviewer_notify_review()", "reviewer_audit_stamp()")
+    out = [
+        f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{owner}') "
+        f"THEN CREATE ROLE {owner} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT; END IF; END $$",
+        # a non-superuser running `team init` must be able to hand its functions over (and replace them later)
+        f"DO $$ BEGIN IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
+        f"THEN EXECUTE 'GRANT {owner} TO ' || quote_ident(current_user); END IF; END $$",
+        f"GRANT USAGE ON SCHEMA {s} TO {owner}",
+        f"GRANT SELECT ON {s}.annotation, {s}.item, {s}.dataset, {s}.item_review, {s}.adjudication TO {owner}",
+        f"GRANT UPDATE ON {s}.item TO {owner}",
+        f"GRANT INSERT, UPDATE ON {s}.item_review TO {owner}",
+        f"GRANT INSERT, DELETE ON {s}.adjudication TO {owner}",
+        f"GRANT INSERT ON {s}.audit_log TO {owner}",
+        f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {owner}",
+    ]
+    for table in _DEFINER_RLS_TABLES:
+        out += [f"DROP POLICY IF EXISTS definer_{table} ON {s}.{table}",
+                f"CREATE POLICY definer_{table} ON {s}.{table} FOR ALL TO {owner} USING (true) WITH CHECK (true)"]
+    out += [_CANONICAL.format(s=s), _KEY.format(s=s), _FIRST.format(s=s), _GUARD.format(s=s), _AFTER.format(s=s),
+            _AUDIT.format(s=s), _NOTIFY.format(s=s),
+            _STAMP.format(s=s, roles=", ".join(f"'{role(prefix, n)}'" for n in ROLE_NAMES))]
+    for f in functions:
+        out += [f"ALTER FUNCTION {s}.{f} OWNER TO {owner}", f"REVOKE ALL ON FUNCTION {s}.{f} FROM PUBLIC"]
+    out.append(f"GRANT EXECUTE ON FUNCTION {s}.reviewer_audit_stamp() TO {', '.join(role(prefix, n) for n in ROLE_NAMES)}")
+    triggers = (
+        ("reviewer_annotation_guard", "BEFORE UPDATE", "annotation"),
+        ("reviewer_first_submission", "BEFORE INSERT OR UPDATE", "annotation"),
+        ("reviewer_after_submission", "AFTER INSERT OR UPDATE", "annotation"),
+        ("reviewer_audit_annotation", "AFTER INSERT OR UPDATE", "annotation"),
+        ("reviewer_notify_review", "AFTER INSERT OR UPDATE", "item_review"),
+        ("reviewer_audit_stamp", "BEFORE INSERT", "audit_log"),
+    )
+    for name, when, table in triggers:
+        out += [f"DROP TRIGGER IF EXISTS {name} ON {s}.{table}",
+                f"CREATE TRIGGER {name} {when} ON {s}.{table} FOR EACH ROW EXECUTE FUNCTION {s}.{name}()"]
+    # upgrade in place: keys stored by clients before this version are recomputed by the database
+    # (the triggers that freeze them are off for this one statement, inside init's transaction)
+    out += [
+        f"ALTER TABLE {s}.annotation DISABLE TRIGGER USER",
+        f"UPDATE {s}.annotation a SET first_key = {s}.reviewer_agreement_key(a.first_submission, d.meta, a.annotator) "
+        f"FROM {s}.item i JOIN {s}.dataset d ON d.id = i.dataset_id "
+        f"WHERE i.id = a.item_id AND a.first_submission IS NOT NULL",
+        f"ALTER TABLE {s}.annotation ENABLE TRIGGER USER",
+    ]
+    return out
+
+
+# A JSON value as canonical text: equal texts iff Python's json.loads gives equal values that
+# json.dumps(sort_keys=True) writes the same way (object keys deduplicated, last one wins, and
+# sorted; strings unescaped then re-escaped; integers exact; floats as doubles, always written
+# with a '.', 'e' or 'Infinity' so that 1.0 and 1 stay different, as in Python).
+_CANONICAL = r"""
+CREATE OR REPLACE FUNCTION {s}.reviewer_canonical_json(j json) RETURNS text
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp SET extra_float_digits = 1 AS $$
+DECLARE t text; out text;
+BEGIN
+  CASE json_typeof(j)
+  WHEN 'object' THEN
+    SELECT '{{' || coalesce(string_agg(to_jsonb(e.k)::text || ':' || {s}.reviewer_canonical_json(e.v), ','
+                                       ORDER BY e.k COLLATE "C"), '') || '}}'
+      INTO out
+      FROM (SELECT DISTINCT ON (x.k COLLATE "C") x.k, x.v FROM json_each(j) WITH ORDINALITY AS x(k, v, n)
+            ORDER BY x.k COLLATE "C", x.n DESC) e;
+    RETURN out;
+  WHEN 'array' THEN
+    SELECT '[' || coalesce(string_agg({s}.reviewer_canonical_json(e.v), ',' ORDER BY e.n), '') || ']'
+      INTO out FROM json_array_elements(j) WITH ORDINALITY AS e(v, n);
+    RETURN out;
+  WHEN 'string' THEN
+    BEGIN
+      RETURN to_jsonb(j #>> '{{}}')::text;
+    EXCEPTION WHEN others THEN  -- \u0000 has no text form in PostgreSQL: keep the escaped text
+      RETURN j::text;
+    END;
+  WHEN 'number' THEN
+    t := btrim(j::text);
+    IF t !~ '[.eE]' THEN
+      RETURN t::numeric::text;
+    END IF;
+    BEGIN
+      out := t::float8::text;
+    EXCEPTION WHEN others THEN  -- beyond a double: Python reads Infinity or 0.0
+      out := CASE WHEN abs(t::numeric) < 1 THEN '0.0' ELSE 'Infinity' END;
+      IF left(t, 1) = '-' THEN out := '-' || out; END IF;
+    END;
+    IF out !~ '[.en]' THEN out := out || '.0'; END IF;
+    RETURN out;
+  ELSE
+    RETURN btrim(j::text);  -- true, false, null (SQL NULL in, SQL NULL out)
+  END CASE;
+END $$
+"""
+
+# reviewer.review.protocol.agreement_key computed by the database: the rule comes from the
+# dataset's meta (AgreementRule.from_meta), the submission is the row's first submission.
+# Keys are equal iff the Python keys of the same submissions are equal (not the same digest).
+_KEY = r"""
+CREATE OR REPLACE FUNCTION {s}.reviewer_agreement_key(sub json, meta json, who text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE SET search_path = {s}, pg_catalog, pg_temp AS $$
+DECLARE review json; fields json; setting json; rubric_on bool; auto bool; verdict json; rub json; body text;
+BEGIN
+  IF json_typeof(meta) = 'object' AND json_typeof(meta -> 'review') = 'object' THEN
+    review := meta -> 'review';
+  END IF;
+  fields := review -> 'agreement';
+  rubric_on := fields IS NULL OR json_typeof(fields) = 'null'
+    OR (json_typeof(fields) = 'array' AND EXISTS (SELECT 1 FROM json_array_elements(fields) f
+                                                  WHERE f::text = '"rubric"'))
+    OR (json_typeof(fields) = 'string' AND position('rubric' IN fields #>> '{{}}') > 0);
+  setting := review -> 'auto_settle';
+  auto := CASE json_typeof(setting)  -- Python truthiness of review.get("auto_settle", True)
+          WHEN 'boolean' THEN (setting #>> '{{}}')::boolean
+          WHEN 'null' THEN false
+          WHEN 'number' THEN (setting #>> '{{}}')::numeric <> 0
+          WHEN 'string' THEN (setting #>> '{{}}') <> ''
+          WHEN 'array' THEN json_array_length(setting) > 0
+          WHEN 'object' THEN EXISTS (SELECT 1 FROM json_each(setting))
+          ELSE true END;
+  IF json_typeof(sub) = 'object' AND json_typeof(sub -> 'verdict') = 'string' THEN
+    verdict := sub -> 'verdict';
+  END IF;
+  body := '{{"verdict":' || coalesce({s}.reviewer_canonical_json(verdict), 'null');
+  IF rubric_on THEN
+    IF json_typeof(sub) = 'object' AND json_typeof(sub -> 'rubric') = 'object' THEN
+      SELECT json_object_agg(e.k, e.v) INTO rub
+        FROM (SELECT DISTINCT ON (x.k COLLATE "C") x.k, x.v FROM json_each(sub -> 'rubric') WITH ORDINALITY
+              AS x(k, v, n) ORDER BY x.k COLLATE "C", x.n DESC) e
+       WHERE json_typeof(e.v) <> 'null';
+    END IF;
+    body := body || ',"rubric":' || coalesce({s}.reviewer_canonical_json(rub), '{{}}');
+  END IF;
+  IF verdict::text = '"fix"' THEN  -- always: two Fixes with different gold never agree (no single gold)
+    body := body || ',"fix":' || coalesce({s}.reviewer_canonical_json(sub -> 'fixed_gold'), 'null');
+  END IF;
+  IF NOT auto THEN
+    body := body || ',"annotator":' || to_jsonb(who)::text;
+  END IF;
+  RETURN encode(sha256(convert_to(body || '}}', 'UTF8')), 'hex');
+END $$
+"""
+
+# The first submission and its key, built by the database from the row itself (the client's
+# first_submission and first_key are ignored); the shape the app writes is checked.
+_FIRST = r"""
+CREATE OR REPLACE FUNCTION {s}.reviewer_first_submission() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $$
+DECLARE meta json;
+BEGIN
+  IF NEW.verdict IS NOT NULL AND NEW.verdict NOT IN ('pass', 'fix', 'reject') THEN
+    RAISE EXCEPTION 'unknown verdict %', NEW.verdict USING ERRCODE = 'check_violation';
+  END IF;
+  IF coalesce(json_typeof(NEW.rubric), 'null') NOT IN ('object', 'null') THEN
+    RAISE EXCEPTION 'an annotation''s rubric is a JSON object' USING ERRCODE = 'check_violation';
+  END IF;
+  IF coalesce(json_typeof(NEW.error_tags), 'null') NOT IN ('array', 'null')
+     OR (json_typeof(NEW.error_tags) = 'array'
+         AND EXISTS (SELECT 1 FROM json_array_elements(NEW.error_tags) t WHERE json_typeof(t) <> 'string')) THEN
+    RAISE EXCEPTION 'an annotation''s error tags are a JSON array of strings' USING ERRCODE = 'check_violation';
+  END IF;
+  IF TG_OP = 'UPDATE' AND OLD.first_submission IS NOT NULL THEN
+    NEW.first_submission := OLD.first_submission;
+    NEW.first_key := OLD.first_key;
+    RETURN NEW;
+  END IF;
+  IF NEW.verdict IS NULL THEN  -- a draft: no submission yet
+    NEW.first_submission := NULL;
+    NEW.first_key := NULL;
+    RETURN NEW;
+  END IF;
+  NEW.first_submission := json_build_object(
+    'verdict', NEW.verdict, 'rubric', NEW.rubric, 'error_tags', NEW.error_tags, 'note', NEW.note,
+    'fixed_gold', CASE WHEN NEW.verdict = 'fix' THEN NEW.fixed_gold END, 'patch', NEW.patch,
+    'version', NEW.version);
+  SELECT d.meta INTO meta FROM {s}.item i JOIN {s}.dataset d ON d.id = i.dataset_id WHERE i.id = NEW.item_id;
+  NEW.first_key := {s}.reviewer_agreement_key(NEW.first_submission, meta, NEW.annotator);
+  RETURN NEW;
+END $$
+"""
+
 # Annotations keep their first submission and their owner; settled items take no revisions.
 _GUARD = r"""
-CREATE OR REPLACE FUNCTION reviewer_annotation_guard() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+CREATE OR REPLACE FUNCTION {s}.reviewer_annotation_guard() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $$
 BEGIN
   IF OLD.first_key IS NOT NULL THEN
     NEW.first_key := OLD.first_key;
@@ -139,7 +379,7 @@ BEGIN
   END IF;
   NEW.annotator := OLD.annotator;
   NEW.item_id := OLD.item_id;
-  IF EXISTS (SELECT 1 FROM item_review r WHERE r.item_id = NEW.item_id
+  IF EXISTS (SELECT 1 FROM {s}.item_review r WHERE r.item_id = NEW.item_id
              AND r.stage IN ('unanimous', 'adjudicated')) THEN
     RAISE EXCEPTION 'item % is settled; its annotations can no longer be revised', NEW.item_id
       USING ERRCODE = 'check_violation';
@@ -151,8 +391,8 @@ END $$
 # The state machine's transition at a first submission (reviewer.review.core.settle_after_submission
 # does the same outside team mode): the first two first submissions decide unanimous vs disputed.
 _AFTER = r"""
-CREATE OR REPLACE FUNCTION reviewer_after_submission() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+CREATE OR REPLACE FUNCTION {s}.reviewer_after_submission() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $$
 DECLARE
   cur text; n int; k int; fs json; rub json; names text; next_stage text;
   it record;
@@ -160,43 +400,43 @@ BEGIN
   IF NEW.first_key IS NULL OR (TG_OP = 'UPDATE' AND OLD.first_key IS NOT NULL) THEN
     RETURN NULL;
   END IF;
-  SELECT gold, original_gold, version INTO it FROM item WHERE id = NEW.item_id FOR UPDATE;
-  SELECT stage INTO cur FROM item_review WHERE item_id = NEW.item_id;
+  SELECT gold, original_gold, version INTO it FROM {s}.item WHERE id = NEW.item_id FOR UPDATE;
+  SELECT stage INTO cur FROM {s}.item_review WHERE item_id = NEW.item_id;
   IF cur IS NOT NULL AND cur NOT IN ('not_annotated', 'one_review') THEN
     RETURN NULL;
   END IF;
   SELECT count(*), count(DISTINCT s.first_key), string_agg(s.annotator, ', ' ORDER BY s.id)
     INTO n, k, names
-    FROM (SELECT id, annotator, first_key FROM annotation
+    FROM (SELECT id, annotator, first_key FROM {s}.annotation
           WHERE item_id = NEW.item_id AND first_key IS NOT NULL ORDER BY id LIMIT 2) s;
   IF n < 2 THEN
     next_stage := 'one_review';
   ELSIF k = 1 THEN
     next_stage := 'unanimous';
-    SELECT first_submission INTO fs FROM annotation
+    SELECT first_submission INTO fs FROM {s}.annotation
       WHERE item_id = NEW.item_id AND first_key IS NOT NULL ORDER BY id LIMIT 1;
     SELECT s.first_submission -> 'rubric' INTO rub
-      FROM (SELECT id, first_submission FROM annotation
+      FROM (SELECT id, first_submission FROM {s}.annotation
             WHERE item_id = NEW.item_id AND first_key IS NOT NULL ORDER BY id LIMIT 2) s
       ORDER BY CASE s.first_submission -> 'rubric' ->> 'ambiguity'
                WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END DESC, s.id
       LIMIT 1;
-    DELETE FROM adjudication WHERE item_id = NEW.item_id;
-    INSERT INTO adjudication (item_id, adjudicator, verdict, final_gold, rubric, rationale, resolution,
-                              version, created_at, updated_at)
+    DELETE FROM {s}.adjudication WHERE item_id = NEW.item_id;
+    INSERT INTO {s}.adjudication (item_id, adjudicator, verdict, final_gold, rubric, rationale, resolution,
+                                  version, created_at, updated_at)
     VALUES (NEW.item_id, NULL, fs ->> 'verdict',
             CASE WHEN fs ->> 'verdict' = 'fix' THEN fs -> 'fixed_gold' ELSE it.gold END, rub,
             'unanimous: both annotators (' || names || ') agreed', 'auto', 1,
             now() AT TIME ZONE 'utc', now() AT TIME ZONE 'utc');
-    INSERT INTO audit_log (at, actor, entity, entity_id, action, before, after)
+    INSERT INTO {s}.audit_log (at, actor, entity, entity_id, action, before, after)
     VALUES (now() AT TIME ZONE 'utc', 'auto', 'adjudication', NEW.item_id, 'unanimous', NULL,
             json_build_object('verdict', fs ->> 'verdict'));
     IF fs ->> 'verdict' = 'fix' AND (it.gold::jsonb IS DISTINCT FROM (fs -> 'fixed_gold')::jsonb) THEN
-      UPDATE item SET gold = fs -> 'fixed_gold',
+      UPDATE {s}.item SET gold = fs -> 'fixed_gold',
                       gold_edited = ((fs -> 'fixed_gold')::jsonb IS DISTINCT FROM original_gold::jsonb),
                       version = version + 1
         WHERE id = NEW.item_id;
-      INSERT INTO audit_log (at, actor, entity, entity_id, action, before, after)
+      INSERT INTO {s}.audit_log (at, actor, entity, entity_id, action, before, after)
       VALUES (now() AT TIME ZONE 'utc', 'auto', 'item', NEW.item_id, 'edit_gold',
               json_build_object('gold', it.gold, 'version', it.version),
               json_build_object('gold', fs -> 'fixed_gold', 'version', it.version + 1, 'reason', 'unanimous fix'));
@@ -204,18 +444,64 @@ BEGIN
   ELSE
     next_stage := 'disputed';
   END IF;
-  INSERT INTO item_review (item_id, stage, version, updated_at)
+  INSERT INTO {s}.item_review (item_id, stage, version, updated_at)
   VALUES (NEW.item_id, next_stage, 1, now() AT TIME ZONE 'utc')
-  ON CONFLICT (item_id) DO UPDATE SET stage = EXCLUDED.stage, version = item_review.version + 1,
+  ON CONFLICT (item_id) DO UPDATE SET stage = EXCLUDED.stage, version = {s}.item_review.version + 1,
                                       updated_at = EXCLUDED.updated_at;
   RETURN NULL;
 END $$
 """
 
+# The audit entry of every annotation save in team mode (the core writes none there): the
+# database's clock, the row's owner as actor (RLS made it current_user), "submit" for the first
+# submission; an update that changes nothing leaves no entry.
+_AUDIT = r"""
+CREATE OR REPLACE FUNCTION {s}.reviewer_audit_annotation() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $$
+DECLARE before json; after json;
+BEGIN
+  after := json_build_object('item_id', NEW.item_id, 'annotator', NEW.annotator, 'verdict', NEW.verdict,
+                             'rubric', NEW.rubric, 'error_tags', NEW.error_tags, 'note', NEW.note,
+                             'patch', NEW.patch, 'fixed_gold', NEW.fixed_gold, 'version', NEW.version);
+  IF TG_OP = 'UPDATE' THEN
+    before := json_build_object('item_id', OLD.item_id, 'annotator', OLD.annotator, 'verdict', OLD.verdict,
+                                'rubric', OLD.rubric, 'error_tags', OLD.error_tags, 'note', OLD.note,
+                                'patch', OLD.patch, 'fixed_gold', OLD.fixed_gold, 'version', OLD.version);
+    IF before::text = after::text AND OLD.first_key IS NOT DISTINCT FROM NEW.first_key THEN
+      RETURN NULL;
+    END IF;
+  END IF;
+  INSERT INTO {s}.audit_log (at, actor, entity, entity_id, action, before, after)
+  VALUES (now() AT TIME ZONE 'utc', NEW.annotator, 'annotation', NEW.id,
+          CASE WHEN NEW.first_key IS NOT NULL AND (TG_OP = 'INSERT' OR OLD.first_key IS NULL)
+               THEN 'submit' ELSE 'annotate' END,
+          before, after);
+  RETURN NULL;
+END $$
+"""
+
+# A team member's audit entry carries who they are and when, as the database knows it: the
+# actor is the login (current_user), the time the database's. Entries of the definer functions
+# ("auto") and of the schema's owner (a superuser running imports or `team init`) are kept as
+# written. SECURITY INVOKER: it must see the caller as current_user.
+_STAMP = r"""
+CREATE OR REPLACE FUNCTION {s}.reviewer_audit_stamp() RETURNS trigger
+LANGUAGE plpgsql SECURITY INVOKER SET search_path = {s}, pg_catalog, pg_temp AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.rolname = current_user AND NOT r.rolsuper)
+     AND EXISTS (SELECT 1 FROM pg_catalog.pg_roles g WHERE g.rolname IN ({roles})
+                 AND pg_catalog.pg_has_role(current_user, g.oid, 'MEMBER')) THEN
+    NEW.actor := current_user;
+    NEW.at := pg_catalog.now() AT TIME ZONE 'utc';
+  END IF;
+  RETURN NEW;
+END $$
+"""
+
 # Live updates: every stage change is announced on channel "reviewer" (reviewer.review.live).
 _NOTIFY = r"""
-CREATE OR REPLACE FUNCTION reviewer_notify_review() RETURNS trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
+CREATE OR REPLACE FUNCTION {s}.reviewer_notify_review() RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $$
 BEGIN
   PERFORM pg_notify('reviewer', '');  -- no payload: listeners re-read what they may see
   RETURN NULL;

@@ -57,7 +57,7 @@ def team(pg_url):
         yield Team(pg_url, prefix, logins)
     finally:
         with psycopg.connect(PG_URL, autocommit=True) as conn:
-            for name in [*logins.values(), *(f"{prefix}{r}" for r in ("annotator", "adjudicator", "admin"))]:
+            for name in [*logins.values(), *(f"{prefix}{r}" for r in ("annotator", "adjudicator", "admin", "definer"))]:
                 if conn.execute("select 1 from pg_roles where rolname = %s", (name,)).fetchone():
                     conn.execute(f"DROP OWNED BY {name} CASCADE")
                     conn.execute(f"DROP ROLE {name}")
