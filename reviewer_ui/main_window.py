@@ -161,8 +161,10 @@ class MainWindow(QMainWindow):
         self.splitter.setObjectName("mainSplitter")
         self.splitter.addWidget(self.browser)
         self.splitter.addWidget(self.item_view)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
+        # A bigger window widens the item (the material and the diff), not the item list:
+        # at 1920x1080 the list took 510 px, which the diff needed to stay side by side.
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
         self.setCentralWidget(self.splitter)
 
         # -- status bar: running jobs ------------------------------------------------
@@ -646,8 +648,10 @@ class MainWindow(QMainWindow):
     def save_settings(self) -> None:
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState())
+        loans = {layout.splitter: layout.user_state() for layout in self.item_view.layouts.values()}
         for s in self._splitters():
-            self.settings.setValue(f"splitters/{s.objectName()}", s.saveState())
+            # (a layout's splitter: the sizes the user chose, not the room lent to the diff)
+            self.settings.setValue(f"splitters/{s.objectName()}", loans.get(s) or s.saveState())
         self.settings.setValue("browserVisible", self.browser.isVisible())
         self.settings.setValue("theme", theme.current())
         self.settings.sync()

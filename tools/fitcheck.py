@@ -40,6 +40,17 @@ def _scrolled(w: QWidget, top: QWidget) -> bool:
     return isinstance(gp, QAbstractScrollArea) and gp.viewport() is p
 
 
+def _folded(w: QWidget, top: QWidget) -> bool:
+    """Whether an ancestor of ``w`` is folded to nothing (a splitter pane collapsed on
+    purpose, e.g. the material while the diff spans the item): nothing in it is seen."""
+    p = w.parentWidget()
+    while p is not None and p is not top:
+        if p.width() <= 0 or p.height() <= 0:
+            return True
+        p = p.parentWidget()
+    return False
+
+
 def _internal(w: QWidget) -> bool:
     """Qt's own helper widgets (tab scrollers, splitter handles, header sections)."""
     name = w.objectName()
@@ -71,7 +82,7 @@ def fit_problems(window: QWidget) -> list[str]:
         parent = w.parentWidget()
         if parent is None or parent.isWindow() and parent is not window:
             continue
-        if _internal(w) or w.width() <= 0 or w.height() <= 0:
+        if _internal(w) or w.width() <= 0 or w.height() <= 0 or _folded(w, window):
             continue
         box = QRect(w.mapTo(parent, QPoint(0, 0)), w.size())
         if isinstance(w, QScrollArea) and w.horizontalScrollBar().maximum() > 0:

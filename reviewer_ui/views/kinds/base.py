@@ -4,11 +4,17 @@ the right tabs with the selected run's output and the gold-vs-output diff.
 Subclasses implement ``build_left`` / ``fill_left`` and may add tabs before
 the shared ones (``extra_tabs`` / ``fill_tabs``). The diff is computed only
 while its tab is visible, on the job runner (key ``diff:<kind>``).
+
+Room for the diff: while "Gold vs output" is the current tab and its arrangement is
+Auto, the tabs pane is widened to what a stacked diff needs to show READABLE_COLUMNS
+characters per line (the material pane keeps the rest, or folds away when the rest
+would be a useless sliver); leaving the tab gives the material its width back. The
+sizes the user chose are what is remembered (``user_state``).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from reviewer.jsondiff.listlike import read_pair
@@ -18,6 +24,8 @@ from reviewer_ui.views.diff_view import DiffView
 from reviewer_ui.views.panes import OutputsPane, TextPane, section
 from reviewer_ui.widgets.line_view import LineView
 
+
+MIN_MATERIAL = 240  # px (about 30 characters): a narrower material pane folds away while the diff is read
 
 READ_AS_LIST_TIP = ("The answer is stored as text. For this comparison only it is read as a list, so the "
                     "diff shows which elements are missing or extra; scoring compares the text as the "
@@ -47,6 +55,13 @@ class KindLayout(QWidget):
         if self.has_gold_diff:
             self.tabs.addTab(self.diff, "Gold vs output")
         self.tabs.currentChanged.connect(self._maybe_diff)
+        self.tabs.currentChanged.connect(self._schedule_room)
+        self.diff.arrangement.currentIndexChanged.connect(self._schedule_room)
+        self._user_sizes: list[int] | None = None  # the sizes before the diff took room
+        self._room_timer = QTimer(self, singleShot=True, interval=0)
+        self._room_timer.timeout.connect(self.make_room_for_diff)
+        self._hands_off = False  # the user dragged the panes while reading the diff: their sizes stand
+        self.tabs.currentChanged.connect(lambda _i: setattr(self, "_hands_off", False))
         self.outputs.output_changed.connect(self._on_output)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -59,9 +74,82 @@ class KindLayout(QWidget):
         self.splitter.setStretchFactor(big, 3)
         self.splitter.setStretchFactor(small, 2)
         self.splitter.setSizes([600, 400] if self.material_left else [400, 600])
+        self.splitter.splitterMoved.connect(self._on_user_drag)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
+
+    # -- room for the diff --------------------------------------------------------------
+
+    def _schedule_room(self, *_args) -> None:
+        self._room_timer.start()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._schedule_room()
+
+    def diff_room_taken(self) -> bool:
+        return self._user_sizes is not None
+
+    def make_room_for_diff(self) -> None:
+        """Widen the tabs pane while the diff is read (Auto), give the room back otherwise."""
+        tabs_index = self.splitter.indexOf(self.tabs)
+        reading = (self.has_gold_diff and self.tabs.currentWidget() is self.diff
+                   and self.diff.arrangement.currentText() == "Auto" and self.isVisible())
+        if not reading:
+            self.give_room_back()
+            return
+        if self._hands_off:
+            return
+        total = sum(self.splitter.sizes())
+        base = self._user_sizes or self.splitter.sizes()
+        if total <= 0:
+            return
+        chrome = max(0, self.tabs.width() - self.diff.width()) if self.diff.width() > 0 else 12
+        have = base[tabs_index]
+        side, stacked = self.diff.side_by_side_width() + chrome, self.diff.stacked_width() + chrome
+        # Preference: side by side as is; side by side on loan with a readable material pane;
+        # stacked as is; stacked on loan; the diff alone (the material folds away).
+        if have >= side:
+            self.give_room_back()
+            return
+        if side <= total - MIN_MATERIAL:
+            want = side
+        elif have >= stacked:
+            self.give_room_back()
+            return
+        elif stacked <= total - MIN_MATERIAL:
+            want = stacked
+        else:
+            want = total
+        sizes = [0, 0]
+        sizes[tabs_index], sizes[1 - tabs_index] = want, total - want
+        if self._user_sizes is None:
+            self._user_sizes = base
+        if self.splitter.sizes() != sizes:
+            self.splitter.setSizes(sizes)
+
+    def _on_user_drag(self, *_args) -> None:
+        if self._user_sizes is not None:  # what they dragged to is what they want, here and later
+            self._user_sizes = None
+            self._hands_off = True
+
+    def give_room_back(self) -> None:
+        if self._user_sizes is not None:
+            sizes, self._user_sizes = self._user_sizes, None
+            self.splitter.setSizes(sizes)
+
+    def user_state(self) -> QByteArray:
+        """The layout splitter's state with the sizes the user chose (not the diff's loan)."""
+        if self._user_sizes is None:
+            return self.splitter.saveState()
+        now = self.splitter.sizes()
+        self.splitter.blockSignals(True)
+        self.splitter.setSizes(self._user_sizes)
+        state = self.splitter.saveState()
+        self.splitter.setSizes(now)
+        self.splitter.blockSignals(False)
+        return state
 
     # -- for subclasses -------------------------------------------------------------
 
