@@ -6,8 +6,9 @@ its minimum) and every label whose text does not fit its box. A scroll area's
 content is exempt from the first check (it can be scrolled to), not what it holds;
 labels marked ``elide="id"`` elide by design (the whole id is in their tooltip).
 Tables name columns that must be in view: ``wholeColumns`` (every shown cell's text
-reads whole, e.g. the review state) and ``elidedColumns`` (in view, at least a few
-characters wide; the text may elide, e.g. ids).
+reads whole, e.g. the review state), ``elidedColumns`` (in view, at least a few
+characters wide; the text may elide, e.g. ids) and ``wrappedColumns`` (in view, and
+every shown row tall enough for its cells' wrapped text: calls, tool descriptions).
 Used by tests/ui/test_fit.py and tools/journey_screenshots.py.
 """
 
@@ -154,14 +155,15 @@ def table_problems(table: QTableView) -> list[str]:
     scrolled or squeezed out of it, and cut cells in ``wholeColumns`` among the shown rows."""
     model = table.model()
     whole, elided = table.property("wholeColumns") or [], table.property("elidedColumns") or []
-    if model is None or not (whole or elided):
+    wrapped = table.property("wrappedColumns") or []
+    if model is None or not (whole or elided or wrapped):
         return []
     problems = []
     header = table.horizontalHeader()
     viewport = table.viewport().width()
     metrics = table.fontMetrics()
     name = lambda c: model.headerData(c, Qt.Orientation.Horizontal)  # noqa: E731
-    for column in [*whole, *elided]:
+    for column in [*whole, *elided, *wrapped]:
         if table.isColumnHidden(column):
             continue
         left = header.sectionViewportPosition(column)
@@ -176,6 +178,15 @@ def table_problems(table: QTableView) -> list[str]:
     if first < 0:
         return problems
     last = model.rowCount() - 1 if last < 0 else last
+    delegate = table.itemDelegate()
+    for column in wrapped:
+        if table.isColumnHidden(column) or not hasattr(delegate, "text_fits"):
+            continue
+        for row in range(first, last + 1):
+            if not delegate.text_fits(model.index(row, column)):
+                problems.append(f"wrapped cell cut: {name(column)!r} row {row} of {_describe(table)} "
+                                f"({table.rowHeight(row)} px tall)")
+                break
     for column in whole:
         if table.isColumnHidden(column):
             continue

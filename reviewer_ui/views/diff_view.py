@@ -95,6 +95,9 @@ class DiffView(QWidget):
         self.next_button = QToolButton(text="▼", toolTip="Next change (F8)")
         self.arrangement = QComboBox()
         self.arrangement.addItems(ARRANGEMENTS)
+        # Narrow in the bar (the open list shows the names whole): it must not widen the tab's minimum.
+        self.arrangement.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.arrangement.setMinimumContentsLength(4)
         self.arrangement.setToolTip("Gold and output side by side, or gold above output. Auto stacks them "
                                     f"when side by side a pane would show fewer than {READABLE_COLUMNS} "
                                     "characters per line")
