@@ -49,6 +49,7 @@ from reviewer_ui.store_watch import StoreWatcher
 from reviewer_ui.runtime.threadpolicy import favour_gui_thread
 from reviewer_ui.views.filter_bar import FilterBar
 from reviewer_ui.views.item_view import PICK_AN_ITEM, ItemView
+from reviewer_ui.views.narrow_list import NarrowList
 
 
 def _datasets(ctx, store):
@@ -205,6 +206,8 @@ class MainWindow(QMainWindow):
         self.owns_store = False  # True for a store opened through File ▸ Open database (closed with the window)
         self.watcher = StoreWatcher(store, self.runner, parent=self)
         self.watcher.changed.connect(self.store_changed)
+        self.narrow_list = NarrowList(self)
+        self.narrow_list_action.setChecked(self.narrow_list.enabled)
         self._restore()
         self.refresh_datasets()
         self.watcher.start()
@@ -237,11 +240,17 @@ class MainWindow(QMainWindow):
         self.clear_action = self._action("Clear filters", ["Ctrl+Shift+X"], self.filters.clear)
         self.next_failing_action = self._action("Next failing item", ["Ctrl+J"], self.next_failing)
         self.prev_failing_action = self._action("Previous failing item", ["Ctrl+K"], self.previous_failing)
+        self.narrow_list_action = self._action("Narrow item list for the diff", [], self._set_narrow_list,
+                                               checkable=True)
+        self.narrow_list_action.setToolTip("While Gold vs output is read in a window too small for it, the "
+                                           "item list keeps only its ID and Review columns (Ctrl+F brings "
+                                           "the filters back)")
         self.focus_action = self._action("Focus mode", ["Ctrl+Shift+F"], self.toggle_focus, checkable=True)
         self.focus_action.setToolTip("Only the source, gold vs output and the verdict (hides the browser, "
                                      "the item header and the other docks)")
         menu = self.menuBar().addMenu("&View")
-        for a in (self.browser_action, self.header_action, self.focus_action, self.theme_action):
+        for a in (self.browser_action, self.narrow_list_action, self.header_action, self.focus_action,
+                  self.theme_action):
             menu.addAction(a)
         go = self.menuBar().addMenu("&Go")
         for a in (self.next_action, self.prev_action, self.next_failing_action, self.prev_failing_action,
@@ -558,7 +567,11 @@ class MainWindow(QMainWindow):
     def _on_row(self, current, _previous) -> None:
         self.item_view.show_item(self.model.item_id(current.row()) if current.isValid() else None)
 
+    def _set_narrow_list(self, on: bool) -> None:
+        self.narrow_list.set_enabled(on)
+
     def focus_search(self) -> None:
+        self.narrow_list.hold_wide()  # the filters are wanted
         if not self.browser.isVisible():
             self.toggle_browser(True)
         self.filters.search.setFocus()
@@ -570,6 +583,7 @@ class MainWindow(QMainWindow):
         visible = (not self.browser.isVisible()) if visible is None or not isinstance(visible, bool) else visible
         self.browser.setVisible(visible)
         self.browser_action.setChecked(visible)
+        self.narrow_list.schedule()
 
     def toggle_header(self, visible: bool | None = None) -> None:
         visible = (not self.item_view.facts.isVisible()) if not isinstance(visible, bool) else visible
@@ -631,6 +645,9 @@ class MainWindow(QMainWindow):
             self.splitter.restoreState(state)
         else:  # the item under review gets the room; the browser a column
             self.splitter.setSizes([300, 700])
+        width = self.settings.value("browserWidth")
+        if width is not None and str(width).isdigit():
+            self.splitter.setSizes([int(width), max(1, sum(self.splitter.sizes()) - int(width))])
         if not isinstance(self.settings.value("windowState"), QByteArray) or not self.restoreState(
                 self.settings.value("windowState")):
             docks.fit_docked(self, self.review_dock)
@@ -653,10 +670,20 @@ class MainWindow(QMainWindow):
             # (a layout's splitter: the sizes the user chose, not the room lent to the diff)
             self.settings.setValue(f"splitters/{s.objectName()}", loans.get(s) or s.saveState())
         self.settings.setValue("browserVisible", self.browser.isVisible())
+        # The list's own width, not the narrow one it has while the diff is read (restored over the state).
+        if self.narrow_list.narrowed:
+            self.settings.setValue("browserWidth", self.narrow_list.full_width())
+        else:
+            self.settings.remove("browserWidth")
         self.settings.setValue("theme", theme.current())
         self.settings.sync()
 
     def _on_item_loaded(self, _bundle) -> None:
+        layout = self.item_view.current_layout()
+        if layout is not None and not layout.property("narrowListHooked"):
+            layout.setProperty("narrowListHooked", True)
+            layout.diff_reading_changed.connect(self.narrow_list.changed)
+        self.narrow_list.changed()
         # The review panel follows the item (more checks, other tags): its dock follows its width.
         QTimer.singleShot(0, lambda: docks.fit_docked(self, self.review_dock))
         # Layouts are built on first use: restore their splitters once they exist.
@@ -667,6 +694,11 @@ class MainWindow(QMainWindow):
                 state = self.settings.value(f"splitters/{name}")
                 if isinstance(state, QByteArray):
                     s.restoreState(state)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if hasattr(self, "narrow_list"):
+            self.narrow_list.schedule()
 
     def closeEvent(self, event) -> None:
         self.watcher.stop()

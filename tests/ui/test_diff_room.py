@@ -8,6 +8,7 @@ arrangement wins."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtWidgets import QSplitter, QWidget
 
 from reviewer_ui.views.diff_view import READABLE_COLUMNS, visible_columns
 from tests.ui.conftest import shown_main_window
@@ -27,8 +28,12 @@ def _open_diff(qtbot, w, kind):
     return layout
 
 
-def _share(sizes) -> float:
-    return sizes[0] / max(1, sum(sizes))
+def _material_back(layout, start) -> bool:
+    """The material pane has the width it had before the diff borrowed (within rounding), or
+    as much of it as the tabs' minimum width leaves."""
+    sizes = layout.splitter.sizes()
+    room = sum(sizes) - layout.tabs.minimumSizeHint().width()
+    return abs(sizes[0] - min(start[0], room)) <= 12
 
 
 def _readable(layout) -> bool:
@@ -41,7 +46,7 @@ def test_each_diff_pane_shows_enough_characters_for_every_kind(qtbot, demo_store
     w = shown_main_window(qtbot, demo_store, settings, size=size)
     try:
         kinds = [d.kind for d in demo_store.datasets()]
-        checked = []
+        checked, folded = [], []
         for kind in kinds:
             w.select_dataset(f"demo-{kind}")
             qtbot.waitUntil(lambda: w.item_view.bundle is not None and w.item_view.bundle.detail.kind == kind,
@@ -50,24 +55,28 @@ def test_each_diff_pane_shows_enough_characters_for_every_kind(qtbot, demo_store
             if not layout.has_gold_diff:
                 continue
             _open_diff(qtbot, w, kind)
+            wide = size == (1920, 1080)
             try:
-                qtbot.waitUntil(lambda: _readable(layout) and not fit_problems(w), timeout=5000)
+                qtbot.waitUntil(lambda: _readable(layout) and not fit_problems(w)
+                                and layout.diff.stacked() != wide and w.narrow_list.narrowed, timeout=5000)
             except Exception:  # noqa: BLE001 - report the widths instead of a timeout
                 d = layout.diff
                 assert fit_problems(w) == [], kind
                 assert (visible_columns(d.left), visible_columns(d.right)) >= (READABLE_COLUMNS,) * 2, kind
             assert w.browser.isVisible(), "the item list stays open"
+            assert w.narrow_list.narrowed and not w.filters.isVisible(), "narrowed to ID and Review"
+            material = layout.splitter.widget(1 - layout.splitter.indexOf(layout.tabs))
+            # In view at its readable minimum (tab titles whole), or folded away where the
+            # window cannot hold both (1366 px, some kinds): never a cut sliver.
+            assert material.width() == 0 or material.width() >= layout.material_min() - 2, kind
+            if wide:
+                assert material.width() > 0, f"{kind}: the material stays in view at 1920"
+            assert layout.diff.stacked() != wide, f"{kind}: side by side at 1920, stacked at 1366"
+            folded.append((kind, material.width() == 0))
             shot(w, f"diff-{kind}")
-            if size == (1920, 1080):
-                material = layout.splitter.widget(1 - layout.splitter.indexOf(layout.tabs))
-                assert material.width() >= 240, f"{kind}: the material stays in view at 1920"
-                w.toggle_browser(False)
-                qtbot.waitUntil(lambda: not layout.diff.stacked() and _readable(layout), timeout=5000)
-                assert material.width() >= 240, kind
-                shot(w, f"diff-{kind}-no-item-list")
-                w.toggle_browser(True)
             checked.append(kind)
         assert len(checked) >= 5, checked
+        print(size, "material folded:", folded)
     finally:
         w.runner.shutdown(5000)
 
@@ -79,30 +88,40 @@ def test_leaving_the_diff_gives_the_room_back_and_the_users_choice_wins(qtbot, d
         qtbot.waitUntil(lambda: w.item_view.bundle is not None and w.item_view.bundle.detail.kind == "tool_qa",
                         timeout=10000)
         layout = w.item_view.current_layout()
+        qtbot.waitUntil(lambda: not fit_problems(w), timeout=5000)
+        start = layout.splitter.sizes()  # the material's width as the user had it
         layout.tabs.setCurrentWidget(layout.diff)
         qtbot.waitUntil(lambda: layout.diff.result is not None and _readable(layout), timeout=10000)
         assert layout.diff.stacked(), "side by side, 1366 px gives each pane too few characters"
         assert layout.diff_room_taken(), "the diff was lent room"
-        before = list(layout._user_sizes)  # what the user had when the diff borrowed
-        assert layout.splitter.sizes() != before
+        assert layout.splitter.sizes()[0] != start[0]
+        assert w.narrow_list.narrowed and not w.filters.isVisible()
+        list_width = w.narrow_list._full_width
+        w.focus_search()  # Ctrl+F: the filters come back at once
+        assert w.filters.isVisible() and w.browser.width() >= min(list_width, w.filters.minimumSizeHint().width())
         layout.tabs.setCurrentWidget(layout.outputs)
         qtbot.waitUntil(lambda: not layout.diff_room_taken(), timeout=5000)
-        # (the Review dock may have refitted meanwhile: the material's share is what comes back)
-        assert abs(_share(layout.splitter.sizes()) - _share(before)) < 0.03, (layout.splitter.sizes(), before)
+        assert w.filters.isVisible() and not w.narrow_list.narrowed
+        assert _material_back(layout, start), (layout.splitter.sizes(), start)
         # The user asks for side by side: no room is lent, the panes are side by side.
         layout.tabs.setCurrentWidget(layout.diff)
         qtbot.waitUntil(lambda: layout.diff_room_taken(), timeout=5000)
         layout.diff.arrangement.setCurrentText("Side by side")
         qtbot.waitUntil(lambda: not layout.diff_room_taken(), timeout=5000)
-        # (side by side, the diff's own minimum may be a few px wider than before: the material keeps its width)
-        assert not layout.diff.stacked() and abs(_share(layout.splitter.sizes()) - _share(before)) < 0.08
+        assert not layout.diff.stacked() and not w.narrow_list.narrowed
         layout.diff.arrangement.setCurrentText("Stacked")
         assert layout.diff.stacked()
+        chosen = layout.splitter.sizes()
         layout.diff.arrangement.setCurrentText("Auto")
-        qtbot.waitUntil(lambda: layout.diff_room_taken(), timeout=5000)
-        # Saved settings keep the user's sizes, not the loan.
+        qtbot.waitUntil(lambda: layout.diff_room_taken() and w.narrow_list.narrowed, timeout=5000)
+        # Saved settings keep the user's sizes (each pane's share) and the list's full width, not the loans.
         w.save_settings()
-        layout.splitter.restoreState(settings.value(f"splitters/{layout.splitter.objectName()}"))
-        assert abs(_share(layout.splitter.sizes()) - _share(before)) < 0.03
+        saved = QSplitter()
+        saved.addWidget(QWidget())
+        saved.addWidget(QWidget())
+        assert saved.restoreState(settings.value(f"splitters/{layout.splitter.objectName()}"))
+        share = saved.sizes()[0] / sum(saved.sizes())
+        assert abs(share - chosen[0] / sum(chosen)) < 0.02, (saved.sizes(), chosen)
+        assert int(settings.value("browserWidth")) == w.narrow_list._full_width
     finally:
         w.runner.shutdown(5000)

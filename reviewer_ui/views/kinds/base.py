@@ -14,7 +14,7 @@ sizes the user chose are what is remembered (``user_state``).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from reviewer.jsondiff.listlike import read_pair
@@ -33,6 +33,7 @@ READ_AS_LIST_TIP = ("The answer is stored as text. For this comparison only it i
 
 
 class KindLayout(QWidget):
+    diff_reading_changed = Signal()  # the diff tab or its arrangement changed (reviewer_ui.views.narrow_list)
     kind = ""
     has_gold_diff = True
     material_left = True  # whether the material under review is on the left (else in the right-hand tabs)
@@ -57,6 +58,8 @@ class KindLayout(QWidget):
         self.tabs.currentChanged.connect(self._maybe_diff)
         self.tabs.currentChanged.connect(self._schedule_room)
         self.diff.arrangement.currentIndexChanged.connect(self._schedule_room)
+        self.tabs.currentChanged.connect(lambda _i: self.diff_reading_changed.emit())
+        self.diff.arrangement.currentIndexChanged.connect(lambda _i: self.diff_reading_changed.emit())
         self._user_sizes: list[int] | None = None  # the sizes before the diff took room
         self._room_timer = QTimer(self, singleShot=True, interval=0)
         self._room_timer.timeout.connect(self.make_room_for_diff)
@@ -88,14 +91,35 @@ class KindLayout(QWidget):
         super().resizeEvent(event)
         self._schedule_room()
 
+    def reading_diff(self) -> bool:
+        """Whether the diff is the current tab, arranged automatically."""
+        return (self.has_gold_diff and self.tabs.currentWidget() is self.diff
+                and self.diff.arrangement.currentText() == "Auto")
+
+    def material_min(self) -> int:
+        """The narrowest the material pane may be and still show what it holds: MIN_MATERIAL,
+        its minimum size, and its tab titles read whole ("Response", "Tree", "Schema", ...)."""
+        material = self.splitter.widget(1 - self.splitter.indexOf(self.tabs))
+        need = max(MIN_MATERIAL, material.minimumSizeHint().width())
+        for tabs in material.findChildren(QTabWidget):
+            bar = tabs.tabBar()
+            need = max(need, sum(bar.tabSizeHint(i).width() for i in range(bar.count())) + 8)
+        return need
+
+    def _chrome(self) -> int:
+        return max(0, self.tabs.width() - self.diff.width()) if self.diff.width() > 0 else 12
+
+    def width_for_side_by_side(self) -> int:
+        """The layout's width that holds the diff side by side beside a readable material pane."""
+        return self.diff.side_by_side_width() + self._chrome() + self.material_min() + self.splitter.handleWidth()
+
     def diff_room_taken(self) -> bool:
         return self._user_sizes is not None
 
     def make_room_for_diff(self) -> None:
         """Widen the tabs pane while the diff is read (Auto), give the room back otherwise."""
         tabs_index = self.splitter.indexOf(self.tabs)
-        reading = (self.has_gold_diff and self.tabs.currentWidget() is self.diff
-                   and self.diff.arrangement.currentText() == "Auto" and self.isVisible())
+        reading = self.reading_diff() and self.isVisible()
         if not reading:
             self.give_room_back()
             return
@@ -105,7 +129,7 @@ class KindLayout(QWidget):
         base = self._user_sizes or self.splitter.sizes()
         if total <= 0:
             return
-        chrome = max(0, self.tabs.width() - self.diff.width()) if self.diff.width() > 0 else 12
+        chrome = self._chrome()
         have = base[tabs_index]
         side, stacked = self.diff.side_by_side_width() + chrome, self.diff.stacked_width() + chrome
         # Preference: side by side as is; side by side on loan with a readable material pane;
@@ -113,12 +137,13 @@ class KindLayout(QWidget):
         if have >= side:
             self.give_room_back()
             return
-        if side <= total - MIN_MATERIAL:
+        least = self.material_min()
+        if side <= total - least:
             want = side
         elif have >= stacked:
             self.give_room_back()
             return
-        elif stacked <= total - MIN_MATERIAL:
+        elif stacked <= total - least:
             want = stacked
         else:
             want = total
@@ -134,9 +159,19 @@ class KindLayout(QWidget):
             self._user_sizes = None
             self._hands_off = True
 
+    def _scaled_user_sizes(self) -> list[int]:
+        """The user's sizes, scaled to the splitter's width now (the item list may have
+        narrowed or widened meanwhile): each pane keeps its share."""
+        user, total = self._user_sizes, sum(self.splitter.sizes())
+        if not user or sum(user) <= 0 or total <= 0:
+            return list(user or [])
+        first = round(user[0] * total / sum(user))
+        return [first, total - first]
+
     def give_room_back(self) -> None:
         if self._user_sizes is not None:
-            sizes, self._user_sizes = self._user_sizes, None
+            sizes = self._scaled_user_sizes()
+            self._user_sizes = None
             self.splitter.setSizes(sizes)
 
     def user_state(self) -> QByteArray:
@@ -145,7 +180,7 @@ class KindLayout(QWidget):
             return self.splitter.saveState()
         now = self.splitter.sizes()
         self.splitter.blockSignals(True)
-        self.splitter.setSizes(self._user_sizes)
+        self.splitter.setSizes(self._scaled_user_sizes())
         state = self.splitter.saveState()
         self.splitter.setSizes(now)
         self.splitter.blockSignals(False)
