@@ -70,6 +70,9 @@ def _failing_row(ctx, store, query, run_id, mode, current_row, forward):
     return query, failing_row(store, query, run_id, mode, current_row, forward)
 
 
+FIRST_BROWSER_WIDTH = 300  # px: the item list on a first start (filters and the ID and Review columns)
+
+
 class MainWindow(QMainWindow):
     def __init__(self, store, settings: QSettings | None = None, runner: JobRunner | None = None):
         super().__init__()
@@ -643,8 +646,10 @@ class MainWindow(QMainWindow):
         state = self.settings.value("splitters/mainSplitter")
         if isinstance(state, QByteArray):
             self.splitter.restoreState(state)
-        else:  # the item under review gets the room; the browser a column
+        else:  # the item under review gets the room; the browser a column (set once it is laid out:
+            # before, Qt shares the first width out in proportion and the list took 354 px at 1366)
             self.splitter.setSizes([300, 700])
+            self._first_browser_width = FIRST_BROWSER_WIDTH
         width = self.settings.value("browserWidth")
         if width is not None and str(width).isdigit():
             self.splitter.setSizes([int(width), max(1, sum(self.splitter.sizes()) - int(width))])
@@ -697,6 +702,12 @@ class MainWindow(QMainWindow):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        first = getattr(self, "_first_browser_width", None)
+        total = sum(self.splitter.sizes())
+        if first and total > 2 * first:
+            self._first_browser_width = None
+            self.splitter.setSizes([max(first, self.browser.minimumSizeHint().width()),
+                                    total - max(first, self.browser.minimumSizeHint().width())])
         if hasattr(self, "narrow_list"):
             self.narrow_list.schedule()
 

@@ -7,8 +7,9 @@ the whole (``ready``) where the user is looking.
 Navigation: F8 / Shift+F8 (or the arrow buttons) go to the next / previous
 change; "Differences only" folds long runs of equal lines.
 Arrangement ("Auto", "Side by side", "Stacked"): Auto puts the panes side by side
-while each shows at least READABLE_COLUMNS characters, else gold above output, so a
-narrow window (1366x768) stacks rather than cutting every line at ~20 characters.
+while each shows its lines whole up to READABLE_COLUMNS characters (``wanted_columns``),
+else gold above output, so a narrow window (1366x768) stacks rather than cutting every
+line at ~20 characters, while a short answer ("0" vs "1") stays side by side.
 """
 
 from __future__ import annotations
@@ -120,9 +121,13 @@ class DiffView(QWidget):
         self.changes.setUniformItemSizes(True)
         self.changes.currentRowChanged.connect(self.go_to_change)
 
+        # The summary reads on its own line (beside the controls it wrapped into three lines, and
+        # the controls set the tab's minimum width); the controls sit right-aligned under it.
+        head = QHBoxLayout()
+        head.addWidget(self.summary, 1)
+        head.addWidget(self.path)
         bar = QHBoxLayout()
-        bar.addWidget(self.summary, 1)
-        bar.addWidget(self.path)
+        bar.addStretch(1)
         bar.addWidget(self.only_diffs)
         bar.addWidget(self.arrangement)
         bar.addWidget(self.prev_button)
@@ -150,6 +155,7 @@ class DiffView(QWidget):
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(head)
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
 
@@ -162,19 +168,27 @@ class DiffView(QWidget):
     def stacked(self) -> bool:
         return self.panes.orientation() == Qt.Orientation.Vertical
 
+    def wanted_columns(self) -> int:
+        """Characters per line a pane should show: the longest line shown, at most READABLE_COLUMNS
+        (READABLE_COLUMNS before a result is in)."""
+        if self.result is None:
+            return READABLE_COLUMNS
+        longest = max(self.left.document().max_len, self.right.document().max_len, 1)
+        return min(READABLE_COLUMNS, longest)
+
     def side_by_side_fits(self, width: int | None = None) -> bool:
         """Whether, side by side in ``width`` px (default: the view's), each pane shows
-        READABLE_COLUMNS characters."""
+        ``wanted_columns`` characters."""
         width = self.panes.width() if width is None else width
-        return (width - self.panes.handleWidth()) // 2 >= columns_width(self.left, READABLE_COLUMNS)
+        return (width - self.panes.handleWidth()) // 2 >= columns_width(self.left, self.wanted_columns())
 
     def stacked_width(self) -> int:
-        """The width the view needs to show READABLE_COLUMNS characters per line, stacked."""
-        return columns_width(self.left, READABLE_COLUMNS) + (self.width() - self.panes.width())
+        """The width the view needs to show ``wanted_columns`` characters per line, stacked."""
+        return columns_width(self.left, self.wanted_columns()) + (self.width() - self.panes.width())
 
     def side_by_side_width(self) -> int:
-        """The width the view needs to show READABLE_COLUMNS characters per line, side by side."""
-        return self.stacked_width() + columns_width(self.left, READABLE_COLUMNS) + self.panes.handleWidth()
+        """The width the view needs to show ``wanted_columns`` characters per line, side by side."""
+        return self.stacked_width() + columns_width(self.left, self.wanted_columns()) + self.panes.handleWidth()
 
     def _arrange(self, *_args) -> None:
         choice = ARRANGEMENTS[self.arrangement.currentIndex()]
@@ -244,6 +258,7 @@ class DiffView(QWidget):
                 self._awaiting_paint = result.shown  # set once the panes painted it
             else:
                 result.shown.set()
+        self._arrange()  # how wide the lines are is known now
         if result.complete:
             self.ready.emit()
         else:

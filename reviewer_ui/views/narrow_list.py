@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer
 
-NARROW_WIDTH = 210  # px: the ID and Review columns, the scroll bar and margins
+NARROW_WIDTH = 210  # px, at least: the ID and Review columns, the scroll bar and margins
 
 
 class NarrowList(QObject):
@@ -52,8 +52,9 @@ class NarrowList(QObject):
         if not (self.enabled and not self._held and layout is not None and layout.reading_diff()
                 and w.browser.isVisible()):
             return False
-        extra = (self._full_width - w.browser.width()) if self.narrowed else 0
-        full = w.item_view.width() + max(0, extra)
+        # The item view's width with the list at its full width (it is wider by what the list gave).
+        lent = (self._full_width - w.browser.width()) if self.narrowed else 0
+        full = w.item_view.width() - max(0, lent)
         return full < layout.width_for_side_by_side() + (w.item_view.width() - layout.width())
 
     def update(self) -> None:
@@ -71,7 +72,8 @@ class NarrowList(QObject):
         self.narrowed = True
         w.filters.setVisible(False)
         total = sum(sizes)
-        w.splitter.setSizes([NARROW_WIDTH, total - NARROW_WIDTH])
+        narrow = self.narrow_width()
+        w.splitter.setSizes([narrow, total - narrow])
 
     def widen(self) -> None:
         w = self.window
@@ -83,6 +85,16 @@ class NarrowList(QObject):
             return
         total = sum(w.splitter.sizes())
         w.splitter.setSizes([self._full_width, max(0, total - self._full_width)])
+
+    def narrow_width(self) -> int:
+        """The ID and Review columns whole (no third column peeking in), the scroll bar, the margins."""
+        t = self.window.table
+        header = t.horizontalHeader()
+        columns = [header.logicalIndex(v) for v in range(2)]
+        inner = sum(header.sectionSize(c) for c in columns if not t.isColumnHidden(c))
+        margins = self.window.browser.layout().contentsMargins()
+        chrome = t.verticalScrollBar().sizeHint().width() + 2 * t.frameWidth() + margins.left() + margins.right()
+        return max(NARROW_WIDTH, inner + chrome + 2)
 
     def full_width(self) -> int:
         """The list's width to remember: its own, not the narrow one it has while the diff is read."""

@@ -6,8 +6,8 @@ the shared ones (``extra_tabs`` / ``fill_tabs``). The diff is computed only
 while its tab is visible, on the job runner (key ``diff:<kind>``).
 
 Room for the diff: while "Gold vs output" is the current tab and its arrangement is
-Auto, the tabs pane is widened to what a stacked diff needs to show READABLE_COLUMNS
-characters per line (the material pane keeps the rest, or folds away when the rest
+Auto, the tabs pane is widened to what the diff needs to show its lines whole up to
+READABLE_COLUMNS characters (side by side if the material keeps its minimum, else stacked) (the material pane keeps the rest, or folds away when the rest
 would be a useless sliver); leaving the tab gives the material its width back. The
 sizes the user chose are what is remembered (``user_state``).
 """
@@ -60,6 +60,9 @@ class KindLayout(QWidget):
         self.diff.arrangement.currentIndexChanged.connect(self._schedule_room)
         self.tabs.currentChanged.connect(lambda _i: self.diff_reading_changed.emit())
         self.diff.arrangement.currentIndexChanged.connect(lambda _i: self.diff_reading_changed.emit())
+        for shown in (self.diff.ready, self.diff.first_screen):  # the room wanted follows the lines shown
+            shown.connect(self._schedule_room)
+            shown.connect(self.diff_reading_changed.emit)
         self._user_sizes: list[int] | None = None  # the sizes before the diff took room
         self._room_timer = QTimer(self, singleShot=True, interval=0)
         self._room_timer.timeout.connect(self.make_room_for_diff)
@@ -172,6 +175,21 @@ class KindLayout(QWidget):
         if self._user_sizes is not None:
             sizes = self._scaled_user_sizes()
             self._user_sizes = None
+            self.splitter.setSizes(sizes)
+            self._keep_material_readable()
+
+    def _keep_material_readable(self) -> None:
+        """Giving back a loan after the item list widened again: the material pane keeps its
+        readable minimum (tab titles whole) when the tabs pane can spare it. (Sizes the user
+        dragged to are left alone.)"""
+        sizes = self.splitter.sizes()
+        m = 1 - self.splitter.indexOf(self.tabs)
+        short = self.material_min() - sizes[m]
+        spare = sizes[1 - m] - self.tabs.minimumSizeHint().width()
+        if sizes[m] > 0 and short > 0 and spare > 0:
+            move = min(short, spare)
+            sizes[m] += move
+            sizes[1 - m] -= move
             self.splitter.setSizes(sizes)
 
     def user_state(self) -> QByteArray:
