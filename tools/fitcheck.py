@@ -180,7 +180,11 @@ def table_problems(table: QTableView) -> list[str]:
     last = model.rowCount() - 1 if last < 0 else last
     delegate = table.itemDelegate()
     for column in wrapped:
-        if table.isColumnHidden(column) or not hasattr(delegate, "text_fits"):
+        if table.isColumnHidden(column):
+            continue
+        if not hasattr(delegate, "text_fits"):  # Qt's own wrap breaks at spaces only and elides the rest
+            problems.append(f"column {name(column)!r} of {_describe(table)} does not wrap long words: "
+                            "its text is cut at line ends")
             continue
         for row in range(first, last + 1):
             if not delegate.text_fits(model.index(row, column)):

@@ -78,6 +78,12 @@ def test_a_wrapped_cell_whose_row_is_too_short_is_reported(qtbot):
 
     call = 'search_flights(origin="Porto",destination="Oslo",date="2024-06-01")→API_call_0'
     view = _table([("1", call, "match")])
+    view.setWordWrap(True)  # Qt's own wrap: breaks at spaces only, the call is cut
+    view.setProperty("wrappedColumns", [1])
+    w0 = _window(qtbot, view, size=(300, 250))
+    assert any("does not wrap long words" in p for p in fit_problems(w0))
+    w0.layout().removeWidget(view)
+    view.setParent(None)
     view.setItemDelegate(WrappingDelegate(view, {1}))
     view.setProperty("wrappedColumns", [1])
     view.setProperty("wholeColumns", [])
