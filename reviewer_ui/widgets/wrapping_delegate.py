@@ -4,27 +4,44 @@ annotator must read is cut to a tooltip.
 Qt's own word wrap breaks only at spaces and elides the rest: a call such as
 ``search_flights(origin="Porto",destination="Oslo")`` or a long identifier read
 "searc…" in a narrow column. This delegate lays the text out with
-Qt's "wrap anywhere" (a line breaks where it is full) and reports the height that takes at the column's
+``WrapAtWordBoundaryOrAnywhere`` (at spaces, and inside a word only when it is longer
+than the line) and reports the height that takes at the column's
 width, so ``resizeRowsToContents`` grows the rows instead.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt, QTimer
-from PySide6.QtGui import QFontMetrics
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, QTimer
+from PySide6.QtGui import QFont, QFontMetrics, QTextLayout, QTextOption
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 PADDING = 4  # px around the text, as the style's item margins
 
 
-WRAP = Qt.TextFlag.TextWordWrap | Qt.TextFlag.TextWrapAnywhere  # measured and painted alike
+def _wrap_option() -> QTextOption:
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    option.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+    return option
 
 
 def wrapped_height(text: str, font, width: float) -> int:
-    """Height (px) of ``text`` wrapped in ``width`` px (anywhere a line must break)."""
-    bound = QFontMetrics(font).boundingRect(QRect(0, 0, max(1, int(width)), 1_000_000),
-                                            int(WRAP.value), text)
-    return bound.height()
+    """Height (px) of ``text`` wrapped in ``width`` px: at spaces where it can, anywhere where a
+    word is longer than the line (the same layout QPainter.drawText uses with this option)."""
+    font = QFont(font)  # the layout keeps a reference: a temporary's copy must outlive it
+    layout = QTextLayout(text, font)
+    layout.setTextOption(_wrap_option())
+    layout.beginLayout()
+    height = 0.0
+    while True:
+        line = layout.createLine()
+        if not line.isValid():
+            break
+        line.setLineWidth(max(1.0, float(width)))
+        line.setPosition(QPointF(0.0, height))
+        height += line.height()
+    layout.endLayout()
+    return int(height + 0.999)
 
 
 class WrappingDelegate(QStyledItemDelegate):
@@ -44,7 +61,10 @@ class WrappingDelegate(QStyledItemDelegate):
             return hint
         text = str(index.data() or "")
         height = wrapped_height(text, option.font, self._text_width(index.column())) + 2 * PADDING
-        return QSize(hint.width(), max(hint.height(), height))
+        # Unwrapped width with this delegate's padding: a column fitted to its contents
+        # ("Calendar") must not then break its own text ("Calenda r").
+        width = max(QFontMetrics(option.font).horizontalAdvance(line) for line in text.split("\n")) + 2 * PADDING + 2
+        return QSize(max(hint.width(), width), max(hint.height(), height))
 
     def paint(self, painter, option, index) -> None:
         if index.column() not in self.columns:
@@ -56,7 +76,7 @@ class WrappingDelegate(QStyledItemDelegate):
         opt.text = ""
         style = opt.widget.style() if opt.widget is not None else self.view.style()
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
-        rect = opt.rect.adjusted(PADDING, PADDING, -PADDING, -PADDING)
+        rect = QRectF(opt.rect.adjusted(PADDING, PADDING, -PADDING, -PADDING))
         painter.save()
         selected = opt.state & QStyle.StateFlag.State_Selected
         brush = index.data(Qt.ItemDataRole.ForegroundRole)
@@ -67,8 +87,7 @@ class WrappingDelegate(QStyledItemDelegate):
         else:
             painter.setPen(opt.palette.text().color())
         painter.setFont(opt.font)
-        painter.drawText(rect, int(WRAP.value) | int((Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop).value),
-                         text)
+        painter.drawText(rect, text, _wrap_option())
         painter.restore()
 
     def text_fits(self, index) -> bool:
