@@ -497,6 +497,9 @@ class MainWindow(QMainWindow):
         if query.sort == "position":  # a new dataset, or the Score sort dropped for want of a run
             self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
 
+    def review_column(self) -> int:
+        return COL["Review"]
+
     def _fit_columns(self) -> None:
         """Review column: as wide as its labels in the shown rows need; ID: its text, at most
         a third of the table (elided in the middle beyond that)."""

@@ -2,7 +2,7 @@
 for it (issue #12), and comes back as it was afterwards.
 
 Narrow means: the filter bar is hidden and the list keeps its first columns (ID and
-Review, a column ~NARROW_WIDTH px wide), so J/K still move through the items and their
+Review, ``narrow_width``), so J/K still move through the items and their
 review states stay in view. It happens only while the current layout reads its diff
 in the Auto arrangement and the item view, with the list at its full width, could not
 hold the diff side by side (READABLE_COLUMNS characters per pane) beside a readable
@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer
 
-NARROW_WIDTH = 210  # px, at least: the ID and Review columns, the scroll bar and margins
+NARROW_WIDTH = 150  # px, at least
+ID_WIDTH = 60  # px: the narrowest the main window makes the ID column (it elides in the middle)
 
 
 class NarrowList(QObject):
@@ -87,14 +88,14 @@ class NarrowList(QObject):
         w.splitter.setSizes([self._full_width, max(0, total - self._full_width)])
 
     def narrow_width(self) -> int:
-        """The ID and Review columns whole (no third column peeking in), the scroll bar, the margins."""
-        t = self.window.table
-        header = t.horizontalHeader()
-        columns = [header.logicalIndex(v) for v in range(2)]
-        inner = sum(header.sectionSize(c) for c in columns if not t.isColumnHidden(c))
-        margins = self.window.browser.layout().contentsMargins()
+        """The ID column at its narrow width (60 px: the main window elides ids in the middle)
+        and the Review column whole, the scroll bar and the margins: no third column peeking in."""
+        w = self.window
+        t = w.table
+        review = t.columnWidth(w.review_column())
+        margins = w.browser.layout().contentsMargins()
         chrome = t.verticalScrollBar().sizeHint().width() + 2 * t.frameWidth() + margins.left() + margins.right()
-        return max(NARROW_WIDTH, inner + chrome + 2)
+        return max(NARROW_WIDTH, ID_WIDTH + review + chrome + 2)
 
     def full_width(self) -> int:
         """The list's width to remember: its own, not the narrow one it has while the diff is read."""
