@@ -243,7 +243,7 @@ class MainWindow(QMainWindow):
         self.clear_action = self._action("Clear filters", ["Ctrl+Shift+X"], self.filters.clear)
         self.next_failing_action = self._action("Next failing item", ["Ctrl+J"], self.next_failing)
         self.prev_failing_action = self._action("Previous failing item", ["Ctrl+K"], self.previous_failing)
-        self.narrow_list_action = self._action("Narrow item list for the diff", [], self._set_narrow_list,
+        self.narrow_list_action = self._action("Narrow item list for the diff", ["Shift+F9"], self._set_narrow_list,
                                                checkable=True)
         self.narrow_list_action.setToolTip("While Gold vs output is read in a window too small for it, the "
                                            "item list keeps only its ID and Review columns (Ctrl+F brings "

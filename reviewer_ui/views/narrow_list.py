@@ -7,7 +7,7 @@ review states stay in view. It happens only while the current layout reads its d
 in the Auto arrangement and the item view, with the list at its full width, could not
 hold the diff side by side (READABLE_COLUMNS characters per pane) beside a readable
 material pane. The decision uses the full-width estimate in both states, so narrowing
-can never undo itself. View ▸ "Narrow item list for the diff" turns it off (saved).
+can never undo itself. View ▸ "Narrow item list for the diff" (Shift+F9) turns it off (saved).
 Ctrl+F (search) brings the filters back until the next change of tab or item.
 """
 
@@ -75,6 +75,7 @@ class NarrowList(QObject):
         total = sum(sizes)
         narrow = self.narrow_width()
         w.splitter.setSizes([narrow, total - narrow])
+        w._fit_columns_timer.start()  # the ID column narrows so that Review stays in view
 
     def widen(self) -> None:
         w = self.window
@@ -86,6 +87,7 @@ class NarrowList(QObject):
             return
         total = sum(w.splitter.sizes())
         w.splitter.setSizes([self._full_width, max(0, total - self._full_width)])
+        w._fit_columns_timer.start()
 
     def narrow_width(self) -> int:
         """The ID column at its narrow width (60 px: the main window elides ids in the middle)

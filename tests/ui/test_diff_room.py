@@ -8,6 +8,7 @@ arrangement wins."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QSplitter, QWidget
 
 from reviewer_ui.views.diff_view import READABLE_COLUMNS, visible_columns
@@ -139,5 +140,11 @@ def test_leaving_the_diff_gives_the_room_back_and_the_users_choice_wins(qtbot, d
         share = saved.sizes()[0] / sum(saved.sizes())
         assert abs(share - chosen[0] / sum(chosen)) < 0.02, (saved.sizes(), chosen)
         assert int(settings.value("browserWidth")) == w.narrow_list._full_width
+        # Shift+F9 (View ▸ Narrow item list for the diff) turns the narrowing off, and it stays off.
+        w.activateWindow()
+        qtbot.keyClick(w, Qt.Key.Key_F9, Qt.KeyboardModifier.ShiftModifier)
+        qtbot.waitUntil(lambda: not w.narrow_list.narrowed and w.filters.isVisible(), timeout=5000)
+        assert not w.narrow_list_action.isChecked()
+        assert settings.value("narrowListForDiff") in (False, "false")
     finally:
         w.runner.shutdown(5000)
