@@ -686,11 +686,23 @@ class MainWindow(QMainWindow):
         self.settings.setValue("theme", theme.current())
         self.settings.sync()
 
+    def _set_diff_arrangement(self, text: str) -> None:
+        self.settings.setValue("diffArrangement", text)
+        for layout in self.item_view.layouts.values():
+            box = layout.diff.arrangement
+            if box.currentText() != text:
+                box.setCurrentText(text)
+
     def _on_item_loaded(self, _bundle) -> None:
         layout = self.item_view.current_layout()
         if layout is not None and not layout.property("narrowListHooked"):
             layout.setProperty("narrowListHooked", True)
             layout.diff_reading_changed.connect(self.narrow_list.changed)
+            # The diff's arrangement (Auto / Side by side / Stacked) is one choice for every kind, kept.
+            box = layout.diff.arrangement
+            chosen = box.findText(str(self.settings.value("diffArrangement", "Auto")))
+            box.setCurrentIndex(max(0, chosen))
+            box.textActivated.connect(self._set_diff_arrangement)
         self.narrow_list.changed()
         # The review panel follows the item (more checks, other tags): its dock follows its width.
         QTimer.singleShot(0, lambda: docks.fit_docked(self, self.review_dock))

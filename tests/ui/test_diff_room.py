@@ -97,6 +97,29 @@ def test_each_diff_pane_shows_enough_characters_for_every_kind(qtbot, demo_store
         w.runner.shutdown(5000)
 
 
+def test_the_chosen_arrangement_holds_for_every_kind_and_the_next_session(qtbot, demo_store, settings):
+    w = shown_main_window(qtbot, demo_store, settings, size=(1366, 768))
+    try:
+        qa = _open_diff(qtbot, w, "tool_qa")
+        box = qa.diff.arrangement
+        box.setFocus()
+        qtbot.keyClick(box, Qt.Key.Key_Down)  # Auto -> Side by side
+        qtbot.keyClick(box, Qt.Key.Key_Down)  # -> Stacked
+        assert qa.diff.arrangement.currentText() == "Stacked" and qa.diff.stacked()
+        ex = _open_diff(qtbot, w, "extraction")
+        assert ex.diff.arrangement.currentText() == "Stacked"
+        w.close()
+    finally:
+        w.runner.shutdown(5000)
+    again = shown_main_window(qtbot, demo_store, settings, size=(1366, 768))
+    try:
+        fc = _open_diff(qtbot, again, "function_call")
+        assert fc.diff.arrangement.currentText() == "Stacked"
+        qtbot.waitUntil(lambda: fc.diff.stacked(), timeout=5000)
+    finally:
+        again.runner.shutdown(5000)
+
+
 def test_leaving_the_diff_gives_the_room_back_and_the_users_choice_wins(qtbot, demo_store, settings):
     w = shown_main_window(qtbot, demo_store, settings, size=(1366, 768))
     try:
