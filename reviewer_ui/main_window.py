@@ -49,6 +49,7 @@ from reviewer_ui.store_watch import StoreWatcher
 from reviewer_ui.runtime.threadpolicy import favour_gui_thread
 from reviewer_ui.views.filter_bar import FilterBar
 from reviewer_ui.views.item_view import PICK_AN_ITEM, ItemView
+from reviewer_ui.views.narrow_list import NarrowList
 
 
 def _datasets(ctx, store):
@@ -67,6 +68,9 @@ def _scores(ctx, store, run_id, mode):
 
 def _failing_row(ctx, store, query, run_id, mode, current_row, forward):
     return query, failing_row(store, query, run_id, mode, current_row, forward)
+
+
+FIRST_BROWSER_WIDTH = 300  # px: the item list on a first start (filters and the ID and Review columns)
 
 
 class MainWindow(QMainWindow):
@@ -161,8 +165,10 @@ class MainWindow(QMainWindow):
         self.splitter.setObjectName("mainSplitter")
         self.splitter.addWidget(self.browser)
         self.splitter.addWidget(self.item_view)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
+        # A bigger window widens the item (the material and the diff), not the item list:
+        # at 1920x1080 the list took 510 px, which the diff needed to stay side by side.
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
         self.setCentralWidget(self.splitter)
 
         # -- status bar: running jobs ------------------------------------------------
@@ -204,6 +210,8 @@ class MainWindow(QMainWindow):
         self.owns_store = False  # True for a store opened through File ▸ Open database (closed with the window)
         self.watcher = StoreWatcher(store, self.runner, parent=self)
         self.watcher.changed.connect(self.store_changed)
+        self.narrow_list = NarrowList(self)
+        self.narrow_list_action.setChecked(self.narrow_list.enabled)
         self._restore()
         self.refresh_datasets()
         self.watcher.start()
@@ -236,11 +244,17 @@ class MainWindow(QMainWindow):
         self.clear_action = self._action("Clear filters", ["Ctrl+Shift+X"], self.filters.clear)
         self.next_failing_action = self._action("Next failing item", ["Ctrl+J"], self.next_failing)
         self.prev_failing_action = self._action("Previous failing item", ["Ctrl+K"], self.previous_failing)
+        self.narrow_list_action = self._action("Narrow item list for the diff", ["Shift+F9"], self._set_narrow_list,
+                                               checkable=True)
+        self.narrow_list_action.setToolTip("While Gold vs output is read in a window too small for it, the "
+                                           "item list keeps only its ID and Review columns (Ctrl+F brings "
+                                           "the filters back)")
         self.focus_action = self._action("Focus mode", ["Ctrl+Shift+F"], self.toggle_focus, checkable=True)
         self.focus_action.setToolTip("Only the source, gold vs output and the verdict (hides the browser, "
                                      "the item header and the other docks)")
         menu = self.menuBar().addMenu("&View")
-        for a in (self.browser_action, self.header_action, self.focus_action, self.theme_action):
+        for a in (self.browser_action, self.narrow_list_action, self.header_action, self.focus_action,
+                  self.theme_action):
             menu.addAction(a)
         go = self.menuBar().addMenu("&Go")
         for a in (self.next_action, self.prev_action, self.next_failing_action, self.prev_failing_action,
@@ -484,6 +498,9 @@ class MainWindow(QMainWindow):
         if query.sort == "position":  # a new dataset, or the Score sort dropped for want of a run
             self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
 
+    def review_column(self) -> int:
+        return COL["Review"]
+
     def _fit_columns(self) -> None:
         """Review column: as wide as its labels in the shown rows need; ID: its text, at most
         a third of the table (elided in the middle beyond that)."""
@@ -557,7 +574,11 @@ class MainWindow(QMainWindow):
     def _on_row(self, current, _previous) -> None:
         self.item_view.show_item(self.model.item_id(current.row()) if current.isValid() else None)
 
+    def _set_narrow_list(self, on: bool) -> None:
+        self.narrow_list.set_enabled(on)
+
     def focus_search(self) -> None:
+        self.narrow_list.hold_wide()  # the filters are wanted
         if not self.browser.isVisible():
             self.toggle_browser(True)
         self.filters.search.setFocus()
@@ -569,6 +590,7 @@ class MainWindow(QMainWindow):
         visible = (not self.browser.isVisible()) if visible is None or not isinstance(visible, bool) else visible
         self.browser.setVisible(visible)
         self.browser_action.setChecked(visible)
+        self.narrow_list.schedule()
 
     def toggle_header(self, visible: bool | None = None) -> None:
         visible = (not self.item_view.facts.isVisible()) if not isinstance(visible, bool) else visible
@@ -651,8 +673,13 @@ class MainWindow(QMainWindow):
         state = self.settings.value("splitters/mainSplitter")
         if isinstance(state, QByteArray):
             self.splitter.restoreState(state)
-        else:  # the item under review gets the room; the browser a column
+        else:  # the item under review gets the room; the browser a column (set once it is laid out:
+            # before, Qt shares the first width out in proportion and the list took 354 px at 1366)
             self.splitter.setSizes([300, 700])
+            self._first_browser_width = FIRST_BROWSER_WIDTH
+        width = self.settings.value("browserWidth")
+        if width is not None and str(width).isdigit():
+            self.splitter.setSizes([int(width), max(1, sum(self.splitter.sizes()) - int(width))])
         if not isinstance(self.settings.value("windowState"), QByteArray) or not self.restoreState(
                 self.settings.value("windowState")):
             docks.fit_docked(self, self.review_dock)
@@ -670,13 +697,37 @@ class MainWindow(QMainWindow):
     def save_settings(self) -> None:
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState())
+        loans = {layout.splitter: layout.user_state() for layout in self.item_view.layouts.values()}
         for s in self._splitters():
-            self.settings.setValue(f"splitters/{s.objectName()}", s.saveState())
+            # (a layout's splitter: the sizes the user chose, not the room lent to the diff)
+            self.settings.setValue(f"splitters/{s.objectName()}", loans.get(s) or s.saveState())
         self.settings.setValue("browserVisible", self.browser.isVisible())
+        # The list's own width, not the narrow one it has while the diff is read (restored over the state).
+        if self.narrow_list.narrowed:
+            self.settings.setValue("browserWidth", self.narrow_list.full_width())
+        else:
+            self.settings.remove("browserWidth")
         self.settings.setValue("theme", theme.current())
         self.settings.sync()
 
+    def _set_diff_arrangement(self, text: str) -> None:
+        self.settings.setValue("diffArrangement", text)
+        for layout in self.item_view.layouts.values():
+            box = layout.diff.arrangement
+            if box.currentText() != text:
+                box.setCurrentText(text)
+
     def _on_item_loaded(self, _bundle) -> None:
+        layout = self.item_view.current_layout()
+        if layout is not None and not layout.property("narrowListHooked"):
+            layout.setProperty("narrowListHooked", True)
+            layout.diff_reading_changed.connect(self.narrow_list.changed)
+            # The diff's arrangement (Auto / Side by side / Stacked) is one choice for every kind, kept.
+            box = layout.diff.arrangement
+            chosen = box.findText(str(self.settings.value("diffArrangement", "Auto")))
+            box.setCurrentIndex(max(0, chosen))
+            box.textActivated.connect(self._set_diff_arrangement)
+        self.narrow_list.changed()
         # The review panel follows the item (more checks, other tags): its dock follows its width.
         QTimer.singleShot(0, lambda: docks.fit_docked(self, self.review_dock))
         # Layouts are built on first use: restore their splitters once they exist.
@@ -687,6 +738,17 @@ class MainWindow(QMainWindow):
                 state = self.settings.value(f"splitters/{name}")
                 if isinstance(state, QByteArray):
                     s.restoreState(state)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        first = getattr(self, "_first_browser_width", None)
+        total = sum(self.splitter.sizes())
+        if first and total > 2 * first:
+            self._first_browser_width = None
+            self.splitter.setSizes([max(first, self.browser.minimumSizeHint().width()),
+                                    total - max(first, self.browser.minimumSizeHint().width())])
+        if hasattr(self, "narrow_list"):
+            self.narrow_list.schedule()
 
     def closeEvent(self, event) -> None:
         self.watcher.stop()

@@ -6,8 +6,9 @@ its minimum) and every label whose text does not fit its box. A scroll area's
 content is exempt from the first check (it can be scrolled to), not what it holds;
 labels marked ``elide="id"`` elide by design (the whole id is in their tooltip).
 Tables name columns that must be in view: ``wholeColumns`` (every shown cell's text
-reads whole, e.g. the review state) and ``elidedColumns`` (in view, at least a few
-characters wide; the text may elide, e.g. ids).
+reads whole, e.g. the review state), ``elidedColumns`` (in view, at least a few
+characters wide; the text may elide, e.g. ids) and ``wrappedColumns`` (in view, and
+every shown row tall enough for its cells' wrapped text: calls, tool descriptions).
 Used by tests/ui/test_fit.py and tools/journey_screenshots.py.
 """
 
@@ -38,6 +39,17 @@ def _scrolled(w: QWidget, top: QWidget) -> bool:
     p = w.parentWidget()
     gp = p.parentWidget() if p is not None else None
     return isinstance(gp, QAbstractScrollArea) and gp.viewport() is p
+
+
+def _folded(w: QWidget, top: QWidget) -> bool:
+    """Whether an ancestor of ``w`` is folded to nothing (a splitter pane collapsed on
+    purpose, e.g. the material while the diff spans the item): nothing in it is seen."""
+    p = w.parentWidget()
+    while p is not None and p is not top:
+        if p.width() <= 0 or p.height() <= 0:
+            return True
+        p = p.parentWidget()
+    return False
 
 
 def _internal(w: QWidget) -> bool:
@@ -71,7 +83,7 @@ def fit_problems(window: QWidget) -> list[str]:
         parent = w.parentWidget()
         if parent is None or parent.isWindow() and parent is not window:
             continue
-        if _internal(w) or w.width() <= 0 or w.height() <= 0:
+        if _internal(w) or w.width() <= 0 or w.height() <= 0 or _folded(w, window):
             continue
         box = QRect(w.mapTo(parent, QPoint(0, 0)), w.size())
         if isinstance(w, QScrollArea) and w.horizontalScrollBar().maximum() > 0:
@@ -143,14 +155,15 @@ def table_problems(table: QTableView) -> list[str]:
     scrolled or squeezed out of it, and cut cells in ``wholeColumns`` among the shown rows."""
     model = table.model()
     whole, elided = table.property("wholeColumns") or [], table.property("elidedColumns") or []
-    if model is None or not (whole or elided):
+    wrapped = table.property("wrappedColumns") or []
+    if model is None or not (whole or elided or wrapped):
         return []
     problems = []
     header = table.horizontalHeader()
     viewport = table.viewport().width()
     metrics = table.fontMetrics()
     name = lambda c: model.headerData(c, Qt.Orientation.Horizontal)  # noqa: E731
-    for column in [*whole, *elided]:
+    for column in [*whole, *elided, *wrapped]:
         if table.isColumnHidden(column):
             continue
         left = header.sectionViewportPosition(column)
@@ -165,6 +178,19 @@ def table_problems(table: QTableView) -> list[str]:
     if first < 0:
         return problems
     last = model.rowCount() - 1 if last < 0 else last
+    delegate = table.itemDelegate()
+    for column in wrapped:
+        if table.isColumnHidden(column):
+            continue
+        if not hasattr(delegate, "text_fits"):  # Qt's own wrap breaks at spaces only and elides the rest
+            problems.append(f"column {name(column)!r} of {_describe(table)} does not wrap long words: "
+                            "its text is cut at line ends")
+            continue
+        for row in range(first, last + 1):
+            if not delegate.text_fits(model.index(row, column)):
+                problems.append(f"wrapped cell cut: {name(column)!r} row {row} of {_describe(table)} "
+                                f"({table.rowHeight(row)} px tall)")
+                break
     for column in whole:
         if table.isColumnHidden(column):
             continue

@@ -11,7 +11,7 @@ from pathlib import Path
 
 JOURNEYS = ["tests/ui/test_journey_first_day.py", "tests/ui/test_journey_runs.py",
             "tests/ui/test_journey_fix_editor.py", "tests/ui/test_fit.py", "tests/ui/test_release_counts.py",
-            "tests/ui/test_list_diff.py"]
+            "tests/ui/test_list_diff.py", "tests/ui/test_diff_room.py"]
 
 
 def main(argv: list[str] | None = None) -> int:

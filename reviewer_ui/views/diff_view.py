@@ -6,6 +6,10 @@ diff shows its first rows as soon as they are laid out (``first_screen``), then
 the whole (``ready``) where the user is looking.
 Navigation: F8 / Shift+F8 (or the arrow buttons) go to the next / previous
 change; "Differences only" folds long runs of equal lines.
+Arrangement ("Auto", "Side by side", "Stacked"): Auto puts the panes side by side
+while each shows its lines whole up to READABLE_COLUMNS characters (``wanted_columns``),
+else gold above output, so a narrow window (1366x768) stacks rather than cutting every
+line at ~20 characters, while a short answer ("0" vs "1") stays side by side.
 """
 
 from __future__ import annotations
@@ -13,9 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtGui import QFontMetricsF, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -34,6 +39,23 @@ MAX_LISTED = 5000  # a change list longer than this is cut (the panes still show
 # A replaced result is dropped this long after the new one is shown, on the GUI thread:
 # freeing a 5 MB diff's layout takes 10-20 ms, which should not add to the new diff's first paint.
 DROP_AFTER_MS = 200
+READABLE_COLUMNS = 60  # characters a pane must show per line before Auto puts the panes side by side
+ARRANGEMENTS = ("Auto", "Side by side", "Stacked")
+
+
+def visible_columns(view: LineView) -> int:
+    """How many characters of a line ``view`` shows beside its gutter."""
+    cw = max(1.0, QFontMetricsF(view.font()).horizontalAdvance("0" * 100) / 100)
+    gutter = getattr(view, "_gw", 0)
+    return max(0, int((view.viewport().width() - gutter) / cw))
+
+
+def columns_width(view: LineView, columns: int) -> int:
+    """The width (px) ``view`` needs to show ``columns`` characters beside its gutter and scroll bar."""
+    cw = QFontMetricsF(view.font()).horizontalAdvance("0" * 100) / 100
+    chrome = view.width() - view.viewport().width() if view.width() > 0 else 0
+    chrome = max(chrome, view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth())
+    return int((columns + 1) * cw + getattr(view, "_gw", 0) + chrome + 2)  # +1: the gutter may grow a digit
 
 
 class DiffView(QWidget):
@@ -72,6 +94,15 @@ class DiffView(QWidget):
         self.only_diffs.toggled.connect(self._show_docs)
         self.prev_button = QToolButton(text="▲", toolTip="Previous change (Shift+F8)")
         self.next_button = QToolButton(text="▼", toolTip="Next change (F8)")
+        self.arrangement = QComboBox()
+        self.arrangement.addItems(ARRANGEMENTS)
+        # Narrow in the bar (the open list shows the names whole): it must not widen the tab's minimum.
+        self.arrangement.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.arrangement.setMinimumContentsLength(4)
+        self.arrangement.setToolTip("Gold and output side by side, or gold above output. Auto stacks them "
+                                    f"when side by side a pane would show fewer than {READABLE_COLUMNS} "
+                                    "characters per line")
+        self.arrangement.currentIndexChanged.connect(self._arrange)
         self.prev_button.clicked.connect(self.previous_change)
         self.next_button.clicked.connect(self.next_change)
 
@@ -90,37 +121,87 @@ class DiffView(QWidget):
         self.changes.setUniformItemSizes(True)
         self.changes.currentRowChanged.connect(self.go_to_change)
 
+        # The summary reads on its own line (beside the controls it wrapped into three lines, and
+        # the controls set the tab's minimum width); the controls sit right-aligned under it.
+        head = QHBoxLayout()
+        head.addWidget(self.summary, 1)
+        head.addWidget(self.path)
         bar = QHBoxLayout()
-        bar.addWidget(self.summary, 1)
-        bar.addWidget(self.path)
+        bar.addStretch(1)
         bar.addWidget(self.only_diffs)
+        bar.addWidget(self.arrangement)
         bar.addWidget(self.prev_button)
         bar.addWidget(self.next_button)
 
-        panes = QWidget()
-        grid = QHBoxLayout(panes)
-        grid.setContentsMargins(0, 0, 0, 0)
+        # Gold and output: side by side, or gold above output (``_arrange``).
+        self.panes = QSplitter(Qt.Orientation.Horizontal)
+        self.panes.setChildrenCollapsible(False)
         for title, view in ((self.title_left, self.left), (self.title_right, self.right)):
-            col = QVBoxLayout()
+            box = QWidget()
+            col = QVBoxLayout(box)
+            col.setContentsMargins(0, 0, 0, 0)
             col.addWidget(title)
             col.addWidget(view, 1)
-            grid.addLayout(col, 1)
+            self.panes.addWidget(box)
+        self.panes.setStretchFactor(0, 1)
+        self.panes.setStretchFactor(1, 1)
 
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("diffSplitter")
-        self.splitter.addWidget(panes)
+        self.splitter.addWidget(self.panes)
         self.splitter.addWidget(self.changes)
         self.splitter.setStretchFactor(0, 4)
         self.splitter.setStretchFactor(1, 1)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(head)
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
 
         for keys, slot in (("F8", self.next_change), ("Shift+F8", self.previous_change)):
             sc = QShortcut(QKeySequence(keys), self, slot)
             sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+
+    # -- arrangement ----------------------------------------------------------------
+
+    def stacked(self) -> bool:
+        return self.panes.orientation() == Qt.Orientation.Vertical
+
+    def wanted_columns(self) -> int:
+        """Characters per line a pane should show: the longest line shown, at most READABLE_COLUMNS
+        (READABLE_COLUMNS before a result is in)."""
+        if self.result is None:
+            return READABLE_COLUMNS
+        longest = max(self.left.document().max_len, self.right.document().max_len, 1)
+        return min(READABLE_COLUMNS, longest)
+
+    def side_by_side_fits(self, width: int | None = None) -> bool:
+        """Whether, side by side in ``width`` px (default: the view's), each pane shows
+        ``wanted_columns`` characters."""
+        width = self.panes.width() if width is None else width
+        return (width - self.panes.handleWidth()) // 2 >= columns_width(self.left, self.wanted_columns())
+
+    def stacked_width(self) -> int:
+        """The width the view needs to show ``wanted_columns`` characters per line, stacked."""
+        return columns_width(self.left, self.wanted_columns()) + (self.width() - self.panes.width())
+
+    def side_by_side_width(self) -> int:
+        """The width the view needs to show ``wanted_columns`` characters per line, side by side."""
+        return self.stacked_width() + columns_width(self.left, self.wanted_columns()) + self.panes.handleWidth()
+
+    def _arrange(self, *_args) -> None:
+        choice = ARRANGEMENTS[self.arrangement.currentIndex()]
+        stack = choice == "Stacked" or (choice == "Auto" and not self.side_by_side_fits())
+        orientation = Qt.Orientation.Vertical if stack else Qt.Orientation.Horizontal
+        if self.panes.orientation() != orientation:
+            self.panes.setOrientation(orientation)
+            half = (self.panes.height() if stack else self.panes.width()) // 2
+            self.panes.setSizes([half, half])
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._arrange()
 
     # -- input --------------------------------------------------------------------
 
@@ -177,6 +258,7 @@ class DiffView(QWidget):
                 self._awaiting_paint = result.shown  # set once the panes painted it
             else:
                 result.shown.set()
+        self._arrange()  # how wide the lines are is known now
         if result.complete:
             self.ready.emit()
         else:

@@ -15,10 +15,10 @@ Also here: ``GuardFilter``, the "Guard" choice of the item table's filter bar
 from __future__ import annotations
 
 import html
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox, QDialog, QDialogButtonBox, QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
-    QSpinBox, QVBoxLayout, QWidget,
+    QSizePolicy, QSpinBox, QVBoxLayout, QWidget,
 )
 
 from reviewer.guards.names import GUARD_NAMES, LABELS
@@ -164,6 +164,9 @@ def describe_result(name: str, result, source: str) -> list[str]:
     return lines
 
 
+MAX_BODY_HEIGHT = 170  # px, about 9 lines: more results scroll
+
+
 class GuardsPane(QWidget):
     gold_changed = Signal(int)  # item id, after "Take program's answer"
     shown = Signal()  # results on show
@@ -213,10 +216,28 @@ class GuardsPane(QWidget):
         self.scroll.setWidget(self.body)
         self.scroll.setWidgetResizable(True)
         self.scroll.setFrameShape(QFrame.Shape.NoFrame)
-        self.scroll.setMaximumHeight(170)
+        self.scroll.setMaximumHeight(MAX_BODY_HEIGHT)
+        # As tall as its text, not as a scroll area's default: "Not checked yet" left 60 px blank
+        # above the item's panes at 1366x768 (``_fit_height``).
+        self.scroll.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.body.installEventFilter(self)
         layout.addLayout(head)
         layout.addWidget(self.scroll)
         self.setVisible(False)
+
+    def _fit_height(self) -> None:
+        width = self.scroll.viewport().width()
+        if width <= 0:
+            return
+        need = self.body.heightForWidth(width) if self.body.text() else 0
+        height = min(MAX_BODY_HEIGHT, max(0, need) + 2)
+        if self.scroll.maximumHeight() != height:
+            self.scroll.setMaximumHeight(height)
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.body and event.type() == QEvent.Type.Resize:
+            self._fit_height()
+        return super().eventFilter(obj, event)
 
     def show_item(self, dataset_id: int | None, item_id: int | None) -> None:
         self.dataset_id, self.item_id = dataset_id, item_id
@@ -229,6 +250,7 @@ class GuardsPane(QWidget):
 
     def _failed(self, exc: BaseException, _trace: str) -> None:
         self.body.setText(f"could not load the guard results: {html.escape(str(exc))}")
+        self._fit_height()
         self.setVisible(True)
         self.shown.emit()
 
@@ -245,6 +267,7 @@ class GuardsPane(QWidget):
         if view is None or not view.results:
             self.body.setText("<span style='color:gray'>Not checked yet (run <tt>reviewer check</tt> "
                               "or Check on the dataset).</span>")
+            self._fit_height()
             self.take_answer.setVisible(False)
             self.setVisible(True)
             self.shown.emit()
@@ -277,6 +300,7 @@ class GuardsPane(QWidget):
         if not_applicable:
             rows.append(f"<span style='color:gray'>– not applicable: {html.escape(', '.join(not_applicable))}</span>")
         self.body.setText("<br>".join(rows))
+        self._fit_height()
         drift = view.results.get("gold_program")
         self.take_answer.setVisible(bool(drift and drift.status == "fail" and "gold_program" not in view.stale))
         self.setVisible(True)

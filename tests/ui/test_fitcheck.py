@@ -71,3 +71,28 @@ def test_a_cut_label_is_reported(qtbot):
     label.setMinimumWidth(10)
     w = _window(qtbot, label, size=(120, 80))
     assert any(p.startswith("text cut") for p in fit_problems(w))
+
+
+def test_a_wrapped_cell_whose_row_is_too_short_is_reported(qtbot):
+    from reviewer_ui.widgets.wrapping_delegate import WrappingDelegate
+
+    call = 'search_flights(origin="Porto",destination="Oslo",date="2024-06-01")→API_call_0'
+    view = _table([("1", call, "match")])
+    view.setWordWrap(True)  # Qt's own wrap: breaks at spaces only, the call is cut
+    view.setProperty("wrappedColumns", [1])
+    w0 = _window(qtbot, view, size=(300, 250))
+    assert any("does not wrap long words" in p for p in fit_problems(w0))
+    w0.layout().removeWidget(view)
+    view.setParent(None)
+    view.setItemDelegate(WrappingDelegate(view, {1}))
+    view.setProperty("wrappedColumns", [1])
+    view.setProperty("wholeColumns", [])
+    view.setProperty("elidedColumns", [])
+    w = _window(qtbot, view, size=(300, 250))
+    view.setColumnWidth(0, 30)
+    view.setColumnWidth(1, 120)
+    view.setRowHeight(0, view.fontMetrics().height() + 4)  # one line: the call is cut
+    assert any(p.startswith("wrapped cell cut: 'Category'") for p in fit_problems(w))
+    view.resizeRowsToContents()  # the row grows to the wrapped call (no space in it to wrap at)
+    assert view.rowHeight(0) > 2 * view.fontMetrics().height()
+    assert fit_problems(w) == []

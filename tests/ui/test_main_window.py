@@ -97,17 +97,26 @@ def test_settings_persist_dataset_theme_and_panes(qtbot, demo_store, settings, w
     assert theme.current() == "dark"
     window.toggle_browser(False)
     window.splitter.setSizes([300, 1100])
-    window.close()
+    window.close()  # saves the settings and stops the first window's jobs
+    again = None
     try:
+        # The restart shows its first item after a chain of four jobs (datasets, dataset state,
+        # rows, item), each queued behind the others on a loaded machine: it polled a 5 s clock
+        # for ``bundle`` and failed once. It now waits on the signal the item view sends when the
+        # item is shown (``loaded``); no job result is delivered before the event loop runs, so
+        # connecting right after the constructor misses nothing. The bound is only a hang guard.
         again = MainWindow(demo_store, settings)
         qtbot.addWidget(again)
-        again.show()
-        qtbot.waitUntil(lambda: again.item_view.bundle is not None, timeout=5000)
+        with qtbot.waitSignal(again.item_view.loaded, timeout=60000) as shown:
+            again.show()
+        assert shown.args[0].detail.kind == "schema_gen"
+        assert again.item_view.bundle is not None
         assert again.current_dataset().name == "demo-schema_gen"
         assert str(settings.value("theme")) == "dark"
         assert not again.browser.isVisible()
-        again.runner.shutdown(5000)
     finally:
+        if again is not None:
+            again.runner.shutdown(5000)
         window.toggle_theme(False)  # the theme is app-wide: leave it light for other tests
 
 

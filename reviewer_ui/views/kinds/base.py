@@ -4,11 +4,17 @@ the right tabs with the selected run's output and the gold-vs-output diff.
 Subclasses implement ``build_left`` / ``fill_left`` and may add tabs before
 the shared ones (``extra_tabs`` / ``fill_tabs``). The diff is computed only
 while its tab is visible, on the job runner (key ``diff:<kind>``).
+
+Room for the diff: while "Gold vs output" is the current tab and its arrangement is
+Auto, the tabs pane is widened to what the diff needs to show its lines whole up to
+READABLE_COLUMNS characters (side by side if the material keeps its minimum, else stacked) (the material pane keeps the rest, or folds away when the rest
+would be a useless sliver); leaving the tab gives the material its width back. The
+sizes the user chose are what is remembered (``user_state``).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from reviewer.jsondiff.listlike import read_pair
@@ -19,12 +25,15 @@ from reviewer_ui.views.panes import OutputsPane, TextPane, section
 from reviewer_ui.widgets.line_view import LineView
 
 
+MIN_MATERIAL = 240  # px (about 30 characters): a narrower material pane folds away while the diff is read
+
 READ_AS_LIST_TIP = ("The answer is stored as text. For this comparison only it is read as a list, so the "
                     "diff shows which elements are missing or extra; scoring compares the text as the "
                     "benchmark does.")
 
 
 class KindLayout(QWidget):
+    diff_reading_changed = Signal()  # the diff tab or its arrangement changed (reviewer_ui.views.narrow_list)
     kind = ""
     has_gold_diff = True
     material_left = True  # whether the material under review is on the left (else in the right-hand tabs)
@@ -47,6 +56,18 @@ class KindLayout(QWidget):
         if self.has_gold_diff:
             self.tabs.addTab(self.diff, "Gold vs output")
         self.tabs.currentChanged.connect(self._maybe_diff)
+        self.tabs.currentChanged.connect(self._schedule_room)
+        self.diff.arrangement.currentIndexChanged.connect(self._schedule_room)
+        self.tabs.currentChanged.connect(lambda _i: self.diff_reading_changed.emit())
+        self.diff.arrangement.currentIndexChanged.connect(lambda _i: self.diff_reading_changed.emit())
+        for shown in (self.diff.ready, self.diff.first_screen):  # the room wanted follows the lines shown
+            shown.connect(self._schedule_room)
+            shown.connect(self.diff_reading_changed.emit)
+        self._user_sizes: list[int] | None = None  # the sizes before the diff took room
+        self._room_timer = QTimer(self, singleShot=True, interval=0)
+        self._room_timer.timeout.connect(self.make_room_for_diff)
+        self._hands_off = False  # the user dragged the panes while reading the diff: their sizes stand
+        self.tabs.currentChanged.connect(lambda _i: setattr(self, "_hands_off", False))
         self.outputs.output_changed.connect(self._on_output)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -59,9 +80,129 @@ class KindLayout(QWidget):
         self.splitter.setStretchFactor(big, 3)
         self.splitter.setStretchFactor(small, 2)
         self.splitter.setSizes([600, 400] if self.material_left else [400, 600])
+        self.splitter.splitterMoved.connect(self._on_user_drag)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.splitter)
+
+    # -- room for the diff --------------------------------------------------------------
+
+    def _schedule_room(self, *_args) -> None:
+        self._room_timer.start()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._schedule_room()
+
+    def reading_diff(self) -> bool:
+        """Whether the diff is the current tab, arranged automatically."""
+        return (self.has_gold_diff and self.tabs.currentWidget() is self.diff
+                and self.diff.arrangement.currentText() == "Auto")
+
+    def material_min(self) -> int:
+        """The narrowest the material pane may be and still show what it holds: MIN_MATERIAL,
+        its minimum size, and its tab titles read whole ("Response", "Tree", "Schema", ...)."""
+        material = self.splitter.widget(1 - self.splitter.indexOf(self.tabs))
+        need = max(MIN_MATERIAL, material.minimumSizeHint().width())
+        for tabs in material.findChildren(QTabWidget):
+            bar = tabs.tabBar()
+            need = max(need, sum(bar.tabSizeHint(i).width() for i in range(bar.count())) + 8)
+        return need
+
+    def _chrome(self) -> int:
+        return max(0, self.tabs.width() - self.diff.width()) if self.diff.width() > 0 else 12
+
+    def width_for_side_by_side(self) -> int:
+        """The layout's width that holds the diff side by side beside a readable material pane."""
+        return self.diff.side_by_side_width() + self._chrome() + self.material_min() + self.splitter.handleWidth()
+
+    def diff_room_taken(self) -> bool:
+        return self._user_sizes is not None
+
+    def make_room_for_diff(self) -> None:
+        """Widen the tabs pane while the diff is read (Auto), give the room back otherwise."""
+        tabs_index = self.splitter.indexOf(self.tabs)
+        reading = self.reading_diff() and self.isVisible()
+        if not reading:
+            self.give_room_back()
+            return
+        if self._hands_off:
+            return
+        total = sum(self.splitter.sizes())
+        base = self._user_sizes or self.splitter.sizes()
+        if total <= 0:
+            return
+        chrome = self._chrome()
+        have = base[tabs_index]
+        side, stacked = self.diff.side_by_side_width() + chrome, self.diff.stacked_width() + chrome
+        # Preference: side by side as is; side by side on loan with a readable material pane;
+        # stacked as is; stacked on loan; the diff alone (the material folds away).
+        if have >= side:
+            self.give_room_back()
+            return
+        least = self.material_min()
+        if side <= total - least:
+            want = side
+        elif have >= stacked:
+            self.give_room_back()
+            return
+        elif stacked <= total - least:
+            want = stacked
+        else:
+            want = total
+        sizes = [0, 0]
+        sizes[tabs_index], sizes[1 - tabs_index] = want, total - want
+        if self._user_sizes is None:
+            self._user_sizes = base
+        if self.splitter.sizes() != sizes:
+            self.splitter.setSizes(sizes)
+
+    def _on_user_drag(self, *_args) -> None:
+        if self._user_sizes is not None:  # what they dragged to is what they want, here and later
+            self._user_sizes = None
+            self._hands_off = True
+
+    def _scaled_user_sizes(self) -> list[int]:
+        """The user's sizes, scaled to the splitter's width now (the item list may have
+        narrowed or widened meanwhile): each pane keeps its share."""
+        user, total = self._user_sizes, sum(self.splitter.sizes())
+        if not user or sum(user) <= 0 or total <= 0:
+            return list(user or [])
+        first = round(user[0] * total / sum(user))
+        return [first, total - first]
+
+    def give_room_back(self) -> None:
+        if self._user_sizes is not None:
+            sizes = self._scaled_user_sizes()
+            self._user_sizes = None
+            self.splitter.setSizes(sizes)
+            self._keep_material_readable()
+
+    def _keep_material_readable(self) -> None:
+        """Giving back a loan after the item list widened again: the material pane keeps its
+        readable minimum (tab titles whole) when the tabs pane can spare it. (Sizes the user
+        dragged to are left alone.)"""
+        sizes = self.splitter.sizes()
+        m = 1 - self.splitter.indexOf(self.tabs)
+        short = self.material_min() - sizes[m]
+        spare = sizes[1 - m] - self.tabs.minimumSizeHint().width()
+        if sizes[m] > 0 and short > 0 and spare > 0:
+            move = min(short, spare)
+            sizes[m] += move
+            sizes[1 - m] -= move
+            self.splitter.setSizes(sizes)
+
+    def user_state(self) -> QByteArray:
+        """The layout splitter's state with the sizes the user chose (not the diff's loan)."""
+        if self._user_sizes is None:
+            return self.splitter.saveState()
+        now = self.splitter.sizes()
+        self.splitter.blockSignals(True)
+        self.splitter.setSizes(self._scaled_user_sizes())
+        state = self.splitter.saveState()
+        self.splitter.setSizes(now)
+        self.splitter.blockSignals(False)
+        return state
 
     # -- for subclasses -------------------------------------------------------------
 

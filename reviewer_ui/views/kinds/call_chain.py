@@ -27,6 +27,7 @@ from reviewer_ui.views.kinds.base import KindLayout
 from reviewer_ui.views.panes import TextPane, section
 from reviewer_ui.widgets.call_graph import CallGraphView
 from reviewer_ui.widgets.line_view import LineView
+from reviewer_ui.widgets.wrapping_delegate import RowsFollowWidth, WrappingDelegate
 
 STATUS_ROLE = {"match": "ok", "params differ": "number", "missing": "bad", "extra": "bad"}
 
@@ -81,6 +82,11 @@ class CallChainLayout(KindLayout):
         self.calls.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.calls.setWordWrap(True)
         self.calls.verticalHeader().setVisible(False)
+        # Calls and statuses wrap (anywhere if need be) and rows grow: a call cut to "searc…"
+        # with the rest in a tooltip cannot be reviewed. tools/fitcheck checks "wrappedColumns".
+        self.calls.setItemDelegate(WrappingDelegate(self.calls, {1, 2, 3}))
+        self.calls.setProperty("wrappedColumns", [1, 2, 3])
+        self._rows_follow = RowsFollowWidth(self.calls)
         h = self.calls.horizontalHeader()
         h.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         h.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)

@@ -21,6 +21,7 @@ from reviewer_ui import theme
 from reviewer_ui.itemprep import ItemBundle
 from reviewer_ui.views.kinds.base import KindLayout
 from reviewer_ui.views.panes import TextPane, section
+from reviewer_ui.widgets.wrapping_delegate import RowsFollowWidth, WrappingDelegate
 
 
 class ToolSelectLayout(KindLayout):
@@ -44,8 +45,11 @@ class ToolSelectLayout(KindLayout):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
         self.table.verticalHeader().setVisible(False)
+        # Names and descriptions wrap (anywhere if need be) and rows grow, never cut to a tooltip.
+        self.table.setItemDelegate(WrappingDelegate(self.table, {0, 1}))
+        self.table.setProperty("wrappedColumns", [0, 1])
         # Descriptions wrap: row heights follow the width the description column gets.
-        self.table.horizontalHeader().sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
+        self._rows_follow = RowsFollowWidth(self.table)
         return [(self.table, "Selection")]
 
     def fill_left(self, bundle: ItemBundle) -> None:
@@ -90,7 +94,7 @@ class ToolSelectLayout(KindLayout):
                         item.setToolTip("disagrees with the expected answer")
                 self.table.setItem(r, 3 + k, item)
         # Names and YES/NO columns take what they need (names at most 200 px);
-        # descriptions wrap in a readable width (the table scrolls sideways if narrow).
+        # descriptions wrap in the rest of the pane.
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(False)
@@ -98,7 +102,8 @@ class ToolSelectLayout(KindLayout):
             if col != 1:
                 self.table.resizeColumnToContents(col)
         self.table.setColumnWidth(0, min(self.table.columnWidth(0), 200))
-        self.table.setColumnWidth(1, 300)
+        # The description takes the rest of the pane (no sideways scrolling to read it); rows grow.
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.table.resizeRowsToContents()
         expected_text = html.escape(", ".join(sorted(expected))) or "none (no tool should be called)"
         verdicts = []
