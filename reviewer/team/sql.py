@@ -23,8 +23,13 @@ run                id, dataset_id, format, created_at only; names, models and
                    settings through the view <schema>_blind.run, which hides
                    them for datasets blind to model identity
                    (reviewer.team.masking)
-dataset, score,    read (scores carry no annotation and no run name)
-blob, person
+score              read scores of outputs of assigned items only
+blob               read only the blobs (tool responses, source texts, schemas)
+                   that an assigned item points at
+check_result,      read the guards' results and overrides of assigned items
+guard_override     only (they quote the item's gold and source)
+dataset, person,   read
+guard_settings
 =================  ==========================================================
 
 Adjudicators read everything, write adjudications, item gold and stages; admins
@@ -99,6 +104,7 @@ def init_statements(prefix: str, schema: str) -> list[str]:
         f"CREATE POLICY assigned_outputs ON output FOR SELECT TO {ann} USING ({assigned.format(col='output.item_id')})",
         "DROP POLICY IF EXISTS deciders_outputs ON output",
         f"CREATE POLICY deciders_outputs ON output FOR ALL TO {deciders} USING (true) WITH CHECK (true)",
+        *_assigned_reads(ann, deciders, assigned),
         "ALTER TABLE assignment ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS own_assignments ON assignment",
         f"CREATE POLICY own_assignments ON assignment FOR SELECT TO {ann} USING (annotator = current_user)",
@@ -125,6 +131,40 @@ def init_statements(prefix: str, schema: str) -> list[str]:
         "CREATE TRIGGER reviewer_notify_review AFTER INSERT OR UPDATE ON item_review "
         "FOR EACH ROW EXECUTE FUNCTION reviewer_notify_review()",
     ]
+    return stmts
+
+
+def _assigned_reads(ann: str, deciders: str, assigned: str) -> list[str]:
+    """What an annotator reads of scores, blobs and guard results: only what belongs to their
+    assigned items. A blob holds a tool response or source text, a score's output is an item's,
+    a guard result quotes the item's gold and source: readable for every item, they would show
+    an annotator the items not assigned to them.
+
+    Each policy is one EXISTS probe over indexed columns per row read (score → output by primary
+    key → assignment by (item_id, annotator); blob → item by context_hash / schema_hash → the
+    same), so a page of items costs index look-ups, not scans (bench/team_rls_bench.py)."""
+    stmts = [
+        # the look-ups the blob policy makes (a blob is found by the items that point at it)
+        "CREATE INDEX IF NOT EXISTS ix_item_context_hash ON item (context_hash)",
+        "CREATE INDEX IF NOT EXISTS ix_item_schema_hash ON item (schema_hash)",
+    ]
+    probes = {
+        "score": "EXISTS (SELECT 1 FROM output o JOIN assignment a ON a.item_id = o.item_id "
+                 "WHERE o.id = score.output_id AND a.annotator = current_user)",
+        "blob": "EXISTS (SELECT 1 FROM item i JOIN assignment a ON a.item_id = i.id AND a.annotator = current_user "
+                "WHERE i.context_hash = blob.hash) OR EXISTS (SELECT 1 FROM item i JOIN assignment a "
+                "ON a.item_id = i.id AND a.annotator = current_user WHERE i.schema_hash = blob.hash)",
+        "check_result": assigned.format(col="check_result.item_id"),
+        "guard_override": assigned.format(col="guard_override.item_id"),
+    }
+    for table, probe in probes.items():
+        stmts += [
+            f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
+            f"DROP POLICY IF EXISTS assigned_{table} ON {table}",
+            f"CREATE POLICY assigned_{table} ON {table} FOR SELECT TO {ann} USING ({probe})",
+            f"DROP POLICY IF EXISTS deciders_{table} ON {table}",
+            f"CREATE POLICY deciders_{table} ON {table} FOR ALL TO {deciders} USING (true) WITH CHECK (true)",
+        ]
     return stmts
 
 
