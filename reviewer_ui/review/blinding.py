@@ -35,26 +35,51 @@ class WindowBlinding(QObject):
         window.dataset_box.currentIndexChanged.connect(lambda *_: QTimer.singleShot(0, self.apply))
 
     def blind(self) -> bool:
-        """Whether the dataset shown is blind to this reviewer (read once per dataset and identity)."""
+        """Whether the dataset shown is blind to this reviewer. Never reads the database here (on
+        the GUI thread): the setting comes with each loaded item (``ItemBundle.blind``, read by the
+        item's job) or from a small job this starts; until it is known, an annotator is treated as
+        blind (names stay hidden rather than flash up)."""
         ds = self.window.current_dataset()
         if ds is None:
             return False
         key = (ds.id, self.session.name)
         if key not in self._known:
-            try:
-                self._known[key] = self.session.review.blind_models(ds.id)
-            except Exception:  # noqa: BLE001 - the database is gone: show nothing identifying
-                self._known[key] = not self.session.review.sees_everything
+            self._read(ds.id)
+            return not self.session.review.sees_everything
         return self._known[key]
+
+    def _read(self, dataset_id: int, then=None) -> None:
+        """Read the dataset's setting for this reviewer in a job; ``then(blind)`` once it landed."""
+        review, name = self.session.review, self.session.name
+
+        def landed(blind: bool) -> None:
+            if review is not self.session.review:
+                return  # another identity meanwhile: its own read follows
+            self._known[(dataset_id, name)] = blind
+            self.apply()
+            if then is not None:
+                then(blind)
+
+        def failed(_exc, _tb) -> None:  # the database is gone: show nothing identifying
+            landed(not review.sees_everything)
+
+        self.window.runner.start(f"review-blinding-{id(self)}", lambda _ctx: review.blind_models(dataset_id),
+                                 on_result=landed, on_error=failed)
 
     def forget(self) -> None:
         """Someone changed the review data (maybe switched blindness): read the setting again
-        (one small query by primary key) and reload the item when it flipped."""
+        (a job) and reload the item when it flipped."""
         ds = self.window.current_dataset()
-        before = self._known.get((ds.id, self.session.name)) if ds is not None else None
+        if ds is None:
+            self._known.clear()
+            return
+        before = self._known.get((ds.id, self.session.name))
         self._known.clear()
-        self.apply()
-        if before is not None and self.blind() != before:
+        self._read(ds.id, then=lambda blind: self._flipped(before, blind))
+
+    def _flipped(self, before: bool | None, blind: bool) -> None:
+        shown = self.window.item_view.bundle
+        if (before is not None and blind != before) or (shown is not None and shown.blind != blind):
             self.window.item_view.reload()  # its outputs and scores, named or numbered anew
 
     def _identity_changed(self) -> None:
@@ -65,6 +90,8 @@ class WindowBlinding(QObject):
 
     def _item_loaded(self, bundle) -> None:
         self.aliases = dict(bundle.aliases) if bundle.blind else {}
+        if self.window.item_view.review is self.session.review:  # read by the item's job for this reviewer
+            self._known[(bundle.detail.dataset_id, self.session.name)] = bundle.blind
         self.apply()
 
     def apply(self) -> None:
