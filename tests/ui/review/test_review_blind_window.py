@@ -76,3 +76,44 @@ def test_annotator_of_a_blind_dataset_sees_outputs_not_models_and_keys_are_never
         shot(window, "carol-sees-names")
     finally:
         window.runner.shutdown(5000)
+
+
+def test_blindness_switched_by_someone_else_reloads_the_open_item_numbered(qtbot, demo_store, settings):
+    """alice has an item open, names shown; carol, in her own process's connection, makes the
+    dataset blind: within the live poll (SQLite's data_version) alice's item reloads as
+    "Output 1, 2" with no run name left on screen; switched back, the names return."""
+    from reviewer.store import Store
+
+    store = demo_store
+    ds = store.dataset("demo-tool_qa")
+    runs = store.runs(ds.id)
+    names = sorted({r.name for r in runs})
+    set_role(store, "carol", "adjudicator")
+    set_role(store, "alice", "annotator")
+    window = shown_main_window(qtbot, store, settings, (1366, 768))
+    carol_store = Store(store.engine.url.database)  # another connection: a change the window did not make
+    try:
+        ws = window.review
+        ws.session.set_identity("alice")
+        window.select_dataset("demo-tool_qa")
+        qtbot.waitUntil(lambda: window.item_view.bundle is not None and not window.item_view.bundle.blind
+                        and window.item_view.bundle.detail.dataset_id == ds.id, timeout=10000)
+        opened = window.item_view.bundle.detail.id
+        assert all(n in everything_shown(window) for n in names)  # not blind yet: names shown
+
+        carol = Review(carol_store, "carol")
+        carol.set_rule(ds.id, carol.rule(ds.id), blind_models=True)
+        qtbot.waitUntil(lambda: window.item_view.bundle.blind, timeout=10000)  # no click, no restart
+        qtbot.waitUntil(lambda: window.run_box.currentText().startswith("Output "), timeout=5000)
+        assert window.item_view.bundle.detail.id == opened  # the same item, reloaded
+        seen = everything_shown(window)
+        assert [n for n in names if n in seen] == [] and "Output 1" in seen and "Output 2" in seen
+        assert not window.runs_dock.isVisible()
+        shot(window, "alice-item-reloaded-blind")
+
+        carol.set_rule(ds.id, carol.rule(ds.id), blind_models=False)
+        qtbot.waitUntil(lambda: not window.item_view.bundle.blind, timeout=10000)
+        qtbot.waitUntil(lambda: all(n in everything_shown(window) for n in names), timeout=5000)
+    finally:
+        carol_store.close()
+        window.runner.shutdown(5000)
