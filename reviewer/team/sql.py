@@ -130,6 +130,14 @@ def init_statements(prefix: str, schema: str) -> list[str]:
         _NOTIFY,
         "CREATE TRIGGER reviewer_notify_review AFTER INSERT OR UPDATE ON item_review "
         "FOR EACH ROW EXECUTE FUNCTION reviewer_notify_review()",
+        # a dataset's review settings (blind to model identity, the agreement rule) and the
+        # assignments change what an annotator's open window shows: announced the same way
+        "DROP TRIGGER IF EXISTS reviewer_notify_dataset ON dataset",
+        "CREATE TRIGGER reviewer_notify_dataset AFTER UPDATE ON dataset "
+        "FOR EACH STATEMENT EXECUTE FUNCTION reviewer_notify_review()",
+        "DROP TRIGGER IF EXISTS reviewer_notify_assignment ON assignment",
+        "CREATE TRIGGER reviewer_notify_assignment AFTER INSERT OR UPDATE OR DELETE ON assignment "
+        "FOR EACH STATEMENT EXECUTE FUNCTION reviewer_notify_review()",
     ]
     return stmts
 
@@ -253,7 +261,8 @@ BEGIN
 END $$
 """
 
-# Live updates: every stage change is announced on channel "reviewer" (reviewer.review.live).
+# Live updates: every stage change, dataset setting and assignment change is announced on channel
+# "reviewer" (reviewer.review.live).
 _NOTIFY = r"""
 CREATE OR REPLACE FUNCTION reviewer_notify_review() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path FROM CURRENT AS $$
