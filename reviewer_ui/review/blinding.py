@@ -4,8 +4,10 @@ When the dataset shown asks for it (``blind_models``) and the person reviewing i
 annotator, no run or model name reaches the screen: the item view loads its outputs and
 scores through ``Review.outputs`` ("Output 1, 2, 3" in the item's shuffled order, see
 reviewer_ui.itemprep.load_item), the run picker and the filter bar's "disagrees with" list
-say "Output N" (the shown item's number for that run), and the Runs dock, whose tables are
-about named runs, is closed for the time being. Adjudicators and researchers see names.
+say "Output N" (the shown item's number for that run), each item opens on its own "Output 1"
+(the picker's choice never follows a run across items), the table's Score column (one run's
+score on every item) is hidden, and the Runs dock, whose tables are about named runs, is
+closed for the time being. Adjudicators and researchers see names.
 
 The rule itself is the core's (``Review.blind_models``); this module only applies it to the
 window's widgets. In a team database the database enforces it too (reviewer.team.masking).
@@ -27,6 +29,7 @@ class WindowBlinding(QObject):
         self._known: dict[tuple[int, str], bool] = {}  # (dataset id, viewer) -> blind
         self.aliases: dict[int, str] = {}  # run id -> "Output N" for the item shown
         self._runs_dock_was_visible: bool | None = None
+        self._score_hidden = False  # this hid the Score column
         window.item_view.review = session.review
         session.changed.connect(self._identity_changed)
         window.item_view.loaded.connect(self._item_loaded)
@@ -92,7 +95,44 @@ class WindowBlinding(QObject):
         self.aliases = dict(bundle.aliases) if bundle.blind else {}
         if self.window.item_view.review is self.session.review:  # read by the item's job for this reviewer
             self._known[(bundle.detail.dataset_id, self.session.name)] = bundle.blind
+        if bundle.blind:
+            self._pick_first_output()
         self.apply()
+
+    def _pick_first_output(self) -> None:
+        """Each item opens on its "Output 1": the picker's choice does not follow a run from
+        item to item. (Were it kept, the run chosen on one item would show as "Output 3" on the
+        next and "Output 1" on a third: following the picker's choice would trace one model
+        across items, and the numbers are shuffled per item precisely to prevent that.)
+        The window's own reaction to a picked run (the Score column, the score filters) is not
+        triggered: those follow one run over every item, which is why they are off while blind."""
+        first = next((run_id for run_id, label in self.aliases.items() if label == "Output 1"), None)
+        box = self.window.run_box
+        index = box.findData(first) if first is not None else -1
+        if index < 0:
+            return
+        if box.currentIndex() != index:
+            box.blockSignals(True)
+            box.setCurrentIndex(index)
+            box.blockSignals(False)
+        if self.window.item_view.run_id != first:
+            self.window.item_view.set_run(first)
+
+    def _score_column(self, blind: bool) -> None:
+        """The table's Score column shows one run's score on every item: hidden while blind
+        (it would let an annotator follow that run across items)."""
+        from reviewer_ui.models.item_table import COL
+
+        table = getattr(self.window, "table", None)
+        if table is None:
+            return
+        column = COL["Score"]
+        if blind:
+            self._score_hidden = True
+            table.setColumnHidden(column, True)
+        elif self._score_hidden:
+            self._score_hidden = False
+            table.setColumnHidden(column, not getattr(self.window, "runs", None))  # as the window shows it
 
     def apply(self) -> None:
         """Relabel the run picker and the filter bar's run list, and close or reopen the Runs dock."""
@@ -109,6 +149,7 @@ class WindowBlinding(QObject):
         for i in range(disagree.count()):
             if blind and disagree.itemData(i) is not None:
                 disagree.setItemText(i, "another output")
+        self._score_column(blind)
         dock = getattr(self.window, "runs_dock", None)
         if dock is not None:
             toggle = dock.toggleViewAction()
