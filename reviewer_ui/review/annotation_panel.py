@@ -36,6 +36,7 @@ import html
 from collections import deque
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from shiboken6 import isValid
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTreeWidget,
@@ -286,6 +287,8 @@ class AnnotationPanel(QWidget):
 
     def _snapshot_landed(self, item_id: int, review, snap: ReviewSnapshot) -> None:
         """GUI thread: the review read for ``item_id`` arrived; shown when it is still the item asked for."""
+        if not isValid(self):
+            return  # the panel was closed while the read ran
         if self._loading != item_id or self.detail is None or self.detail.id != item_id \
                 or review is not self.session.review:
             return  # superseded: another item or another identity was asked for meanwhile
@@ -294,7 +297,7 @@ class AnnotationPanel(QWidget):
         self._replay()  # keys typed while it loaded apply to it now
 
     def _snapshot_failed(self, item_id: int, review, exc: BaseException) -> None:
-        if self._loading != item_id or review is not self.session.review:
+        if not isValid(self) or self._loading != item_id or review is not self.session.review:
             return
         self._loading = None
         self._typeahead.clear()

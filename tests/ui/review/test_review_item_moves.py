@@ -78,3 +78,39 @@ def test_the_panel_is_neutral_while_it_loads_and_a_newer_item_wins(qtbot, sqlite
     mine = snapshot(sqlite_store, ids["q3"], "alice").mine
     assert mine is not None and mine.draft.verdict == "reject"
     assert snapshot(sqlite_store, ids["q2"], "alice").mine is None
+
+
+def test_an_adjudicator_moving_between_items_on_the_adjudicate_tab_runs_no_sql_on_the_gui_thread(
+        qtbot, demo_store, settings):
+    from reviewer.review.annotate import set_role
+
+    store = demo_store
+    set_role(store, "carol", "adjudicator")
+    window = shown_main_window(qtbot, store, settings, (1366, 768))
+    try:
+        ws = window.review
+        ws.session.set_identity("carol")
+        window.select_dataset("demo-tool_qa")
+        qtbot.waitUntil(lambda: window.item_view.bundle is not None and window.model.rowCount() >= 3, timeout=10000)
+        ids = [window.model.item_id(r) for r in range(window.model.rowCount())]
+        for who, verdict in (("alice", "pass"), ("bob", "reject")):  # ids[1] is disputed
+            save_annotation(store, ids[1], who, Draft(verdict=verdict, ambiguity="low", difficulty="medium",
+                                                     checks={}), None)
+        ws.setCurrentWidget(ws.adjudication)
+        view = ws.adjudication
+        qtbot.waitUntil(lambda: view.detail is not None and view._loading is None, timeout=10000)
+        window.activateWindow()
+        window.table.setFocus()
+        qtbot.waitUntil(window.table.hasFocus, timeout=3000)
+        sql = SqlThreads(store.engine)
+        sql.on = True
+        qtbot.keyClick(window.table, Qt.Key.Key_J)  # to the disputed item: both annotations compared
+        qtbot.waitUntil(lambda: view.detail.id == ids[1] and view.a is not None, timeout=10000)
+        assert {view.a.annotator, view.b.annotator} == {"alice", "bob"} and view.body.isVisible()
+        qtbot.keyClick(window.table, Qt.Key.Key_J)  # to an item nobody annotated
+        qtbot.waitUntil(lambda: view.detail.id == ids[2] and view._loading is None, timeout=10000)
+        sql.on = False
+        assert view.a is None and "needs two" in view.access.text()
+        assert sql.gui == [], f"SQL on the GUI thread while moving between items: {sql.gui[:3]}"
+    finally:
+        window.runner.shutdown(5000)
