@@ -6,7 +6,8 @@ scores through ``Review.outputs`` ("Output 1, 2, 3" in the item's shuffled order
 reviewer_ui.itemprep.load_item), the run picker and the filter bar's "disagrees with" list
 say "Output N" (the shown item's number for that run), each item opens on its own "Output 1"
 (the picker's choice never follows a run across items), the table's Score column (one run's
-score on every item) is hidden, and the Runs dock, whose tables are about named runs, is
+score on every item) is hidden, the run's score filters and next/previous failing item are
+off, and the Runs dock, whose tables are about named runs, is
 closed for the time being. Adjudicators and researchers see names.
 
 The rule itself is the core's (``Review.blind_models``); this module only applies it to the
@@ -18,6 +19,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer
 
 HIDDEN = "Output (hidden run)"
+OFF_WHILE_BLIND = "Off while you review blind to model identity: it would follow one model across items"
 
 
 class WindowBlinding(QObject):
@@ -30,12 +32,15 @@ class WindowBlinding(QObject):
         self.aliases: dict[int, str] = {}  # run id -> "Output N" for the item shown
         self._runs_dock_was_visible: bool | None = None
         self._score_hidden = False  # this hid the Score column
+        self._filters_off = False  # this turned the run's filters off
         window.item_view.review = session.review
         session.changed.connect(self._identity_changed)
         window.item_view.loaded.connect(self._item_loaded)
         window.run_box.model().rowsInserted.connect(lambda *_: QTimer.singleShot(0, self.apply))
         window.filters.disagree.model().rowsInserted.connect(lambda *_: QTimer.singleShot(0, self.apply))
         window.dataset_box.currentIndexChanged.connect(lambda *_: QTimer.singleShot(0, self.apply))
+        # a run picked by hand re-enables the filter bar's run filters: turned off again after it
+        window.run_box.currentIndexChanged.connect(lambda *_: QTimer.singleShot(0, self.apply))
 
     def blind(self) -> bool:
         """Whether the dataset shown is blind to this reviewer. Never reads the database here (on
@@ -134,6 +139,34 @@ class WindowBlinding(QObject):
             self._score_hidden = False
             table.setColumnHidden(column, not getattr(self.window, "runs", None))  # as the window shows it
 
+    def _run_filters(self, blind: bool) -> None:
+        """The score filters, "disagrees with" and next/previous failing item follow one run over
+        every item: off while blind (a filter already on is dropped), back when not."""
+        f = self.window.filters
+        widgets = [w for w in (getattr(f, n, None) for n in ("score_range", "score_min", "score_max", "disagree"))
+                   if w is not None]
+        actions = [a for a in (getattr(self.window, n, None) for n in ("next_failing_action", "prev_failing_action"))
+                   if a is not None]
+        if blind:
+            if getattr(f, "score_range", None) is not None and f.score_range.isChecked():
+                f.score_range.setChecked(False)
+            if f.disagree.currentIndex() > 0:
+                f.disagree.setCurrentIndex(0)
+            for w in widgets:
+                w.setEnabled(False)
+                w.setToolTip(OFF_WHILE_BLIND)
+            for a in actions:
+                a.setEnabled(False)
+            self._filters_off = True
+        elif self._filters_off:
+            self._filters_off = False
+            for w in widgets:
+                w.setToolTip("")
+            for a in actions:
+                a.setEnabled(True)
+            if hasattr(f, "_enable_run_filters"):
+                f._enable_run_filters()  # as the filter bar enables them for the picked run
+
     def apply(self) -> None:
         """Relabel the run picker and the filter bar's run list, and close or reopen the Runs dock."""
         blind = self.blind()
@@ -150,6 +183,7 @@ class WindowBlinding(QObject):
             if blind and disagree.itemData(i) is not None:
                 disagree.setItemText(i, "another output")
         self._score_column(blind)
+        self._run_filters(blind)
         dock = getattr(self.window, "runs_dock", None)
         if dock is not None:
             toggle = dock.toggleViewAction()

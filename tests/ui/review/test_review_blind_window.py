@@ -137,6 +137,8 @@ def test_a_blind_annotator_cannot_follow_a_run_across_items_with_the_picker(qtbo
         qtbot.waitUntil(lambda: window.item_view.bundle is not None and window.item_view.bundle.blind
                         and window.item_view.bundle.detail.dataset_id == ds.id, timeout=10000)
         assert window.table.isColumnHidden(COL["Score"])
+        # the run's own filters would follow it across items too: off
+        assert not window.filters.score_range.isEnabled() and not window.next_failing_action.isEnabled()
         firsts = []
         for step in range(min(6, window.model.rowCount() - 1)):
             bundle = window.item_view.bundle
@@ -146,6 +148,7 @@ def test_a_blind_annotator_cannot_follow_a_run_across_items_with_the_picker(qtbo
             second = next(r for r, label in bundle.aliases.items() if label == "Output 2")
             window.run_box.setCurrentIndex(window.run_box.findData(second))  # alice looks at Output 2
             assert window.item_view.run_id == second and window.run_box.currentText() == "Output 2"
+            qtbot.waitUntil(lambda: not window.filters.score_range.isEnabled(), timeout=3000)  # still off
             window.activateWindow()
             window.table.setFocus()
             qtbot.waitUntil(window.table.hasFocus, timeout=3000)
@@ -158,5 +161,6 @@ def test_a_blind_annotator_cannot_follow_a_run_across_items_with_the_picker(qtbo
         window.review.session.set_identity("carol")  # names again, and the Score column back
         qtbot.waitUntil(lambda: not window.item_view.bundle.blind, timeout=10000)
         qtbot.waitUntil(lambda: not window.table.isColumnHidden(COL["Score"]), timeout=5000)
+        assert window.filters.score_range.isEnabled() and window.next_failing_action.isEnabled()
     finally:
         window.runner.shutdown(5000)
