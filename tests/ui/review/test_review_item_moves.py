@@ -4,6 +4,8 @@ neutral "loading" state until it lands. A newer item wins over an older read."""
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import Qt
 
 from reviewer.review.annotate import save_annotation, snapshot
@@ -64,6 +66,8 @@ def test_the_panel_is_neutral_while_it_loads_and_a_newer_item_wins(qtbot, sqlite
     # until its review lands: nothing of q0 shown, nothing editable, "loading" said
     assert panel.loading and panel.draft == Draft() and not panel.verdict.buttons["reject"].isChecked()
     assert not panel.verdict.isEnabled() and "loading" in panel.stage_label.text()
+    if os.environ.get("REVIEWER_SHOTS"):  # the transient state itself (journeys.shot would let the read land)
+        panel.grab().save(os.path.join(os.environ["REVIEWER_SHOTS"], "panel-loading.png"))
     panel.show_item(sqlite_store.item(ids["q0"]))  # and back, before q1's read landed
     panel.show_item(sqlite_store.item(ids["q2"]))
     qtbot.waitUntil(lambda: not panel.loading, timeout=10000)
