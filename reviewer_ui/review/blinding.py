@@ -172,16 +172,12 @@ class WindowBlinding(QObject):
         blind = self.blind()
         box = self.window.run_box
         for i in range(box.count()):
-            run_id = box.itemData(i)
-            if run_id is None:
-                continue
-            if blind:
-                box.setItemText(i, self.aliases.get(run_id, HIDDEN))
-                box.setItemData(i, "", 3)  # Qt.ToolTipRole: no name in a tooltip either
+            if box.itemData(i) is not None:
+                _relabel(box, i, self.aliases.get(box.itemData(i), HIDDEN) if blind else None)
         disagree = self.window.filters.disagree
         for i in range(disagree.count()):
-            if blind and disagree.itemData(i) is not None:
-                disagree.setItemText(i, "another output")
+            if disagree.itemData(i) is not None:
+                _relabel(disagree, i, "another output" if blind else None)
         self._score_column(blind)
         self._run_filters(blind)
         dock = getattr(self.window, "runs_dock", None)
@@ -199,3 +195,22 @@ class WindowBlinding(QObject):
                 if self._runs_dock_was_visible:
                     dock.show()
                 self._runs_dock_was_visible = None
+
+
+_NAME_ROLE = 0x0100 + 77  # Qt.UserRole + 77: an entry's own text and tooltip while it is relabelled
+
+
+def _relabel(box, index: int, label: str | None) -> None:
+    """Show ``label`` instead of entry ``index``'s own text (and no tooltip); ``None`` puts the
+    entry's own text back. (Until the setting is read, an annotator's entries are hidden: a
+    dataset that turns out not to be blind gets its names back here.)"""
+    own = box.itemData(index, _NAME_ROLE)
+    if label is not None:
+        if own is None:
+            box.setItemData(index, (box.itemText(index), box.itemData(index, 3) or ""), _NAME_ROLE)
+        box.setItemText(index, label)
+        box.setItemData(index, "", 3)  # Qt.ToolTipRole: no name in a tooltip either
+    elif own is not None:
+        box.setItemText(index, own[0])
+        box.setItemData(index, own[1], 3)
+        box.setItemData(index, None, _NAME_ROLE)
