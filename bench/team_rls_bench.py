@@ -5,7 +5,8 @@ output and one score per item), assigns a third of the items to one annotator lo
 times, as that annotator, what the app reads for a page of the item table:
 
 - ``page``: the first screen (ordered ids + the rows of the first 50 items), the tool
-  responses of those 50 items (blob by hash) and their scores (score join output);
+  responses of those 50 items (blob by hash) and their scores (score join output); the two
+  reads the new policies guard are also timed alone (``blobs_of_page``, ``scores_of_page``);
 - ``run_scores``: the Score column's load, every stored score of the run (stored_results).
 
 Three states of the same database, measured in alternating rounds so a busy neighbour hits
@@ -82,11 +83,19 @@ def page(store: Store, ds: int) -> float:
     item_t, blob_t, out_t, score_t = Item.__table__, Blob.__table__, Output.__table__, Score.__table__
     with store.engine.connect() as conn:
         hashes = [h for (h,) in conn.execute(select(item_t.c.context_hash).where(item_t.c.id.in_(list(ids))))]
+        t0 = time.perf_counter()
         texts = conn.execute(select(blob_t.c.hash, blob_t.c.text).where(blob_t.c.hash.in_(hashes))).all()
+        t1 = time.perf_counter()
         scores = conn.execute(select(score_t.c.id, score_t.c.value).join(out_t, out_t.c.id == score_t.c.output_id)
                               .where(out_t.c.item_id.in_(list(ids)))).all()
+        t2 = time.perf_counter()
     assert len(rows) == SCREEN and len(texts) == SCREEN and len(scores) == SCREEN, (len(rows), len(texts), len(scores))
+    PARTS.setdefault("blobs_of_page", []).append(t1 - t0)
+    PARTS.setdefault("scores_of_page", []).append(t2 - t1)
     return time.perf_counter() - start
+
+
+PARTS: dict[str, list[float]] = {}  # the two reads the new policies guard, timed alone (page() fills it)
 
 
 def run_scores(store: Store, run_id: int, expected: int) -> float:
@@ -143,12 +152,15 @@ def main() -> None:
                 store = Store(ann_url)
                 try:
                     page(store, ds)  # warm the connection and the plan cache
+                    PARTS.clear()
                     found[state]["page"] += [page(store, ds) for _ in range(args.repeat)]
+                    for part, times in PARTS.items():
+                        found[state].setdefault(part, []).extend(times)
                     found[state]["run_scores"] += [run_scores(store, run_id, mine) for _ in range(args.repeat)]
                 finally:
                     store.close()
         set_state(owner_url, "after", prefix)
-        for what in ("page", "run_scores"):
+        for what in ("page", "blobs_of_page", "scores_of_page", "run_scores"):
             before = statistics.median(found["before"][what])
             for state in ("before", "after", "naive"):
                 value = statistics.median(found[state][what])
