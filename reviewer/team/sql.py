@@ -26,11 +26,14 @@ run                id, dataset_id, format, created_at only; names, models and
                    settings through the view <schema>_blind.run, which hides
                    them for datasets blind to model identity
                    (reviewer.team.masking)
-check_result,      read the rows of assigned items only (guard details may
-guard_override     quote the gold)
+score              read scores of outputs of assigned items only
+blob               read only the blobs (tool responses, source texts, schemas)
+                   that an assigned item points at
+check_result,      read the guards' results and overrides of assigned items
+guard_override     only (they quote the item's gold and source)
 sequences          USAGE on annotation_id_seq only (no SELECT: no last_value)
-dataset, score,    read (scores carry no annotation and no run name)
-blob, person
+dataset, person,   read
+guard_settings
 =================  ==========================================================
 
 Adjudicators read everything, write adjudications, item gold and stages; admins
@@ -127,6 +130,7 @@ def init_statements(prefix: str, schema: str) -> list[str]:
         f"CREATE POLICY assigned_outputs ON output FOR SELECT TO {ann} USING ({assigned.format(col='output.item_id')})",
         "DROP POLICY IF EXISTS deciders_outputs ON output",
         f"CREATE POLICY deciders_outputs ON output FOR ALL TO {deciders} USING (true) WITH CHECK (true)",
+        *_assigned_reads(ann, deciders),
         "ALTER TABLE assignment ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS own_assignments ON assignment",
         f"CREATE POLICY own_assignments ON assignment FOR SELECT TO {ann} USING (annotator = current_user)",
@@ -144,6 +148,14 @@ def init_statements(prefix: str, schema: str) -> list[str]:
         *masking_statements(schema, ann),
         # the definer functions and triggers, owned by a dedicated role (teamfix holes 1-5, 9, 10)
         *definer_statements(prefix, schema),
+        # a dataset's review settings (blind to model identity, the agreement rule) and the
+        # assignments change what an annotator's open window shows: announced like stage changes
+        "DROP TRIGGER IF EXISTS reviewer_notify_dataset ON dataset",
+        f"CREATE TRIGGER reviewer_notify_dataset AFTER UPDATE ON dataset "
+        f"FOR EACH STATEMENT EXECUTE FUNCTION {schema}.reviewer_notify_review()",
+        "DROP TRIGGER IF EXISTS reviewer_notify_assignment ON assignment",
+        f"CREATE TRIGGER reviewer_notify_assignment AFTER INSERT OR UPDATE OR DELETE ON assignment "
+        f"FOR EACH STATEMENT EXECUTE FUNCTION {schema}.reviewer_notify_review()",
     ]
     return stmts
 
@@ -367,6 +379,38 @@ BEGIN
   RETURN NEW;
 END $$
 """
+def _assigned_reads(ann: str, deciders: str) -> list[str]:
+    """What an annotator reads of scores and blobs: only what belongs to their assigned items
+    (guard results: guard_result_policies). A blob holds a tool response or source text, a score's output is an item's,
+    a guard result quotes the item's gold and source: readable for every item, they would show
+    an annotator the items not assigned to them.
+
+    Each policy is one EXISTS probe over indexed columns per row read (score → output by primary
+    key → assignment by item_id; blob → item by context_hash / schema_hash → the same), so a
+    page of items costs index look-ups, not scans (bench/team_rls_bench.py)."""
+    stmts = [
+        # the look-ups the blob policy makes (a blob is found by the items that point at it)
+        "CREATE INDEX IF NOT EXISTS ix_item_context_hash ON item (context_hash)",
+        "CREATE INDEX IF NOT EXISTS ix_item_schema_hash ON item (schema_hash)",
+    ]
+    # "Readable" is what the annotator may read of output and item themselves: their row-level
+    # security (assigned items only) applies inside these probes too, so each probe is one
+    # look-up plus that rule's assignment probe, and the rules cannot drift apart.
+    probes = {
+        "score": "EXISTS (SELECT 1 FROM output o WHERE o.id = score.output_id)",
+        "blob": "EXISTS (SELECT 1 FROM item i WHERE i.context_hash = blob.hash) "
+                "OR EXISTS (SELECT 1 FROM item i WHERE i.schema_hash = blob.hash)",
+    }
+    for table, probe in probes.items():
+        stmts += [
+            f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
+            f"DROP POLICY IF EXISTS assigned_{table} ON {table}",
+            f"CREATE POLICY assigned_{table} ON {table} FOR SELECT TO {ann} USING ({probe})",
+            f"DROP POLICY IF EXISTS deciders_{table} ON {table}",
+            f"CREATE POLICY deciders_{table} ON {table} FOR ALL TO {deciders} USING (true) WITH CHECK (true)",
+        ]
+    return stmts
+
 
 # Annotations keep their first submission and their owner; settled items take no revisions.
 _GUARD = r"""
@@ -498,7 +542,8 @@ BEGIN
 END $$
 """
 
-# Live updates: every stage change is announced on channel "reviewer" (reviewer.review.live).
+# Live updates: every stage change, dataset setting and assignment change is announced on channel
+# "reviewer" (reviewer.review.live).
 _NOTIFY = r"""
 CREATE OR REPLACE FUNCTION {s}.reviewer_notify_review() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $$

@@ -20,6 +20,7 @@ import html
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from shiboken6 import isValid
 from PySide6.QtGui import QBrush, QKeySequence, QShortcut, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
@@ -142,6 +143,7 @@ class AdjudicationPanel(QWidget):
         self.b: AnnotationView | None = None
         self.merged: Merge | None = None
         self.expected_version: int | None = None
+        self._loading: int | None = None  # the item being read (off the GUI thread)
         self._build()
         session.changed.connect(self.reload)
         self._set_access()
@@ -280,14 +282,50 @@ class AdjudicationPanel(QWidget):
         self.reload()
 
     def reload(self) -> None:
+        """Read the item (its gold may have changed since it was shown) and its review again;
+        on the job runner when the view has one (the view says "loading" until both land, and
+        a newer item supersedes an older read)."""
         self.banner.hide()
         self.status.setText("")
         if not self._set_access() or self.detail is None:
             return
-        d = self.detail
-        self.detail = d = self.store.item(d.id)  # the gold may have changed since it was shown
+        item_id, review = self.detail.id, self.session.review
+        if self.runner is None:
+            self._show_read(*_read_item(None, self.store, review, item_id))
+            return
+        self._loading = item_id
+        self.a = self.b = None
+        self.snapshot = None
+        self.body.setVisible(False)
+        self.title.setText(f"Adjudication · {self.detail.record_id}")
+        self.access.setText("Loading the item's annotations…")
+        self.access.show()
+        self.runner.start(f"adjudication-load-{id(self)}", _read_item, self.store, review, item_id,
+                          on_result=lambda read: self._read_landed(item_id, review, read),
+                          on_error=lambda exc, _tb: self._read_failed(item_id, exc))
+
+    def _read_landed(self, item_id: int, review, read) -> None:
+        if not isValid(self):
+            return  # the view was closed while the read ran
+        if self._loading != item_id or self.detail is None or self.detail.id != item_id \
+                or review is not self.session.review:
+            return  # superseded by another item or identity
+        self._loading = None
+        self.access.setText("")
+        self.access.hide()
+        self._show_read(*read)
+
+    def _read_failed(self, item_id: int, exc: BaseException) -> None:
+        if not isValid(self) or self._loading != item_id:
+            return
+        self._loading = None
+        self.access.setText(f"Could not read the item: {html.escape(str(exc))}")
+        self.access.show()
+
+    def _show_read(self, detail, snapshot: ReviewSnapshot) -> None:
+        self.detail = d = detail
         self.title.setText(f"Adjudication · {d.record_id}")
-        self.snapshot = self.session.review.snapshot(d.id)
+        self.snapshot = snapshot
         anns = sorted([x for x in [self.snapshot.mine, *self.snapshot.others] if x is not None and x.draft.verdict],
                       key=lambda x: x.annotator)
         adj = self.snapshot.adjudication
@@ -299,6 +337,7 @@ class AdjudicationPanel(QWidget):
                                 "adjudication needs two.")
             self.access.show()
             return
+        self.body.setVisible(True)
         self.a, self.b = anns[0], anns[1]
         self._show_comparison(d.kind)
         self._show_three_way(d.gold)
@@ -457,6 +496,8 @@ class AdjudicationPanel(QWidget):
 
     def settle(self):
         """Settle the item with the decision in the form; the stored decision, or None."""
+        if self._loading is not None or self.snapshot is None or self.a is None:
+            return None  # the item is still being read: there is no decision to store yet
         self.editor.validate_now()
         if self.blockers():
             self._update_problems()
@@ -504,6 +545,11 @@ class AdjudicationPanel(QWidget):
             self.status.setText("")
         else:
             self.status.setText(f"Not settled: {exc}")
+
+
+def _read_item(_ctx, store, review, item_id: int):
+    """Job body (worker thread, no widgets): the item as stored now and its review as ``review`` sees it."""
+    return store.item(item_id), review.snapshot(item_id)
 
 
 def _adjudicate(_ctx, review, item_id, verdict, final, rationale, rubric, expected_version, item_version, seen):

@@ -9,9 +9,12 @@ A verdict (P / R, or F once the fix is saved) is the submission; with the sessio
 "advance after verdict" setting (on by default) the next item of my queue follows.
 
 Contracts:
-- Every change is saved at once through the session's ``Review.annotate`` (one
-  small transaction, run synchronously on the GUI thread: a few milliseconds),
-  based on the annotation version and the item version this panel last read. The note is saved after typing
+- Every change is saved at once through the session's ``Review.save`` (one small
+  transaction, on the job runner when the panel has one, else synchronously), based
+  on the annotation version and the item version this panel last read.
+- Showing an item reads its review (``Review.snapshot``) on the job runner too: the
+  panel is neutral ("loading", nothing editable) until it lands; keys typed meanwhile
+  apply once it has; a newer item supersedes an older read. The note is saved after typing
   pauses (``NOTE_SAVE_DELAY_MS``) and before leaving the item.
 - A draft the protocol forbids (High ambiguity passed, a Fix without a changed
   gold) stays local and unsaved, with the reason shown inline.
@@ -33,6 +36,7 @@ import html
 from collections import deque
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from shiboken6 import isValid
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTreeWidget,
@@ -99,6 +103,7 @@ class AnnotationPanel(QWidget):
         self._deferred = _NOTHING  # an item to show once the saves in flight landed
         self._closing_fix = False  # the fix dialog closes when the fix is stored
         self._typeahead: deque = deque()
+        self._loading: int | None = None  # the item whose review is being read (off the GUI thread)
         self._awaiting_timer = QTimer(self, singleShot=True, interval=AWAIT_NEXT_MS)
         self._awaiting_timer.timeout.connect(self._next_never_came)
 
@@ -229,6 +234,7 @@ class AnnotationPanel(QWidget):
             self._awaiting_timer.stop()
         self.detail = detail
         if detail is None:
+            self._loading = None
             self.title.setText("Annotation")
             self._set_enabled(False)
             return
@@ -238,12 +244,67 @@ class AnnotationPanel(QWidget):
 
     def reload(self) -> None:
         """Read the item's review from the store again, dropping local unsaved edits
-        (and any save not yet started)."""
+        (and any save not yet started). With a job runner the read runs off the GUI thread:
+        the panel shows a neutral "loading" state until it lands, and a newer item (or a newer
+        reload) supersedes an older read, whose result is dropped."""
         if self.detail is None:
             return
         self._wanted = None
         self._note_timer.stop()
-        self.snapshot = self.session.review.snapshot(self.detail.id)
+        item_id, review = self.detail.id, self.session.review
+        if self.runner is None:
+            self._show_snapshot(review.snapshot(item_id))
+            return
+        self._loading = item_id
+        self._show_loading()
+        self.runner.start(f"annotation-load-{id(self)}", _read_snapshot, review, item_id,
+                          on_result=lambda snap: self._snapshot_landed(item_id, review, snap),
+                          on_error=lambda exc, _tb: self._snapshot_failed(item_id, review, exc))
+
+    @property
+    def loading(self) -> bool:
+        """The shown item's review is being read (the panel shows "loading" and takes no edits)."""
+        return self._loading is not None
+
+    def _show_loading(self) -> None:
+        """Neutral while the review is read: no verdict, no rubric, nothing editable, and
+        nothing of the previous item (its draft would be mistaken for this one's)."""
+        self.snapshot = None
+        self.version = None
+        self.saved_draft = None
+        self.draft = Draft()
+        self.kept_fix = None
+        self.stale = False
+        self.banner.hide()
+        self.title.setText(f"Annotation · {self.detail.record_id}")
+        self.who.setText(f"as {self.session.name}")
+        self._set_enabled(False)
+        self._refresh()
+        self.stage_label.setText("Status: loading…")
+        self.others_label.setText("")
+        self.others_label.setVisible(False)
+        self._set_status("Loading your annotation of this item…")
+
+    def _snapshot_landed(self, item_id: int, review, snap: ReviewSnapshot) -> None:
+        """GUI thread: the review read for ``item_id`` arrived; shown when it is still the item asked for."""
+        if not isValid(self):
+            return  # the panel was closed while the read ran
+        if self._loading != item_id or self.detail is None or self.detail.id != item_id \
+                or review is not self.session.review:
+            return  # superseded: another item or another identity was asked for meanwhile
+        self._loading = None
+        self._show_snapshot(snap)
+        self._replay()  # keys typed while it loaded apply to it now
+
+    def _snapshot_failed(self, item_id: int, review, exc: BaseException) -> None:
+        if not isValid(self) or self._loading != item_id or review is not self.session.review:
+            return
+        self._loading = None
+        self._typeahead.clear()
+        self._set_status(f"Could not read your annotation of this item: {exc}")
+
+    def _show_snapshot(self, snap: ReviewSnapshot) -> None:
+        self.snapshot = snap
         mine = self.snapshot.mine
         self.version = mine.version if mine else None
         self.saved_draft = copy.deepcopy(mine.draft) if mine else None
@@ -481,7 +542,7 @@ class AnnotationPanel(QWidget):
         return not self.stale and (self.saving or self.saved_draft == self.draft)
 
     def _editable(self) -> bool:
-        return self.detail is not None and not self.stale
+        return self.detail is not None and not self.stale and self._loading is None
 
     # -- saving -------------------------------------------------------------------------
 
@@ -493,7 +554,8 @@ class AnnotationPanel(QWidget):
     @property
     def typing_ahead(self) -> bool:
         """Keys go to the next item: a verdict that moves on is being saved, or the next item is on its way."""
-        return self._advance is not None or self._awaiting is not None or self._deferred is not _NOTHING
+        return (self._advance is not None or self._awaiting is not None or self._deferred is not _NOTHING
+                or self._loading is not None)
 
     def commit(self, draft: Draft, record_undo: bool = True) -> bool:
         """Show ``draft`` and save it (off the GUI thread when the panel has a job runner);
@@ -741,6 +803,11 @@ class AnnotationPanel(QWidget):
             return False
         self._typeahead.append(lambda: action(*args))
         return True
+
+
+def _read_snapshot(_ctx, review, item_id: int) -> ReviewSnapshot:
+    """Job body (worker thread, no widgets): the item's review as the panel's reviewer may see it."""
+    return review.snapshot(item_id)
 
 
 def _save(_ctx, review, item_id, draft, version, item_version, dataset_id, position, advance) -> Saved:

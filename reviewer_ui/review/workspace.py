@@ -78,14 +78,19 @@ class ReviewWorkspace(QTabWidget):
             lambda _v: self._pages[self.adjudication].ensureWidgetVisible(self.adjudication.status))
 
         self.identity_action = QAction("Identity…", self)
+        self.identity_action.setShortcut(QKeySequence("Ctrl+Alt+I"))
         self.identity_action.setToolTip("Who you are while reviewing, and your role")
         self.identity_action.triggered.connect(self.edit_identity)
         self.next_action = QAction("Next item I have not annotated", self)
         self.next_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
         self.next_action.triggered.connect(self.queues.next_unannotated)
         self.adjudicate_action = QAction("Adjudication queue", self)
-        self.adjudicate_action.triggered.connect(lambda: self.setCurrentWidget(self.annotate_tab))
+        self.adjudicate_action.setShortcut(QKeySequence("Ctrl+Shift+A"))
+        self.adjudicate_action.setToolTip("The items waiting for an adjudicator (under the Annotate tab)")
+        self.adjudicate_action.triggered.connect(self.show_adjudication_queue)
         self.export_action = QAction("Export Gold…", self)
+        self.export_action.setShortcut(QKeySequence("Ctrl+Alt+E"))
+        self.export_action.setToolTip("Export the released gold of the current dataset")
         self.export_action.triggered.connect(self._export)
         self._start_live(store)
 
@@ -209,6 +214,18 @@ class ReviewWorkspace(QTabWidget):
             self.adjudication.show_item(self.detail)
             return
         self.navigate.emit(item_id)
+
+    def show_adjudication_queue(self) -> None:
+        """Review ▸ Adjudication queue: the Annotate tab with the keyboard in the queue's list
+        (Enter opens the item for adjudication)."""
+        self.setCurrentWidget(self.annotate_tab)
+        dock = self.parent()
+        while dock is not None and not hasattr(dock, "toggleViewAction"):
+            dock = dock.parent()
+        if dock is not None and not dock.isVisible():
+            dock.show()
+        if self.queues.queue_list.isVisible():
+            self.queues.queue_list.setFocus()
 
     def _export(self) -> None:
         self.setCurrentWidget(self.release)

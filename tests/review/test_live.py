@@ -52,3 +52,20 @@ def test_team_database_notifies_stage_changes(team):  # noqa: F811
     Review(team.store("alice")).annotate(item_id, Draft(verdict="pass"), None)
     assert _until(watcher.poll), "carol was not told about alice's submission"
     watcher.close()
+
+
+@pytest.mark.postgres
+def test_team_database_tells_an_annotator_that_blindness_was_switched(team):  # noqa: F811
+    """The PostgreSQL path of a blindness switch: carol's change reaches alice's open window's
+    watcher (NOTIFY), and what alice then reads is numbered."""
+    owner = Store(team.admin_url)
+    ds = import_dataset(owner.engine, R.dataset([R.item(0)]), silent()).dataset_id
+    owner.close()
+    alice = Review(team.store("alice"))
+    watcher = ChangeWatcher(alice.store)
+    assert watcher.poll() is False and not alice.blind_models(ds)
+    carol = Review(team.store("carol"))
+    carol.set_rule(ds, carol.rule(ds), blind_models=True)
+    assert _until(watcher.poll), "alice was not told that the dataset became blind"
+    assert alice.blind_models(ds)
+    watcher.close()

@@ -6,8 +6,8 @@ tables is byte-identical, no secret string of bob's (or of an unassigned item) i
 anything alice got back, no role was gained.
 
 Tests of holes found on this code are marked ``HOLE:``. They were ``xfail(strict=True)``
-until fixed; the fixes of branch teamfix (issue 16) removed the marker of every hole but
-the blob one (hole 7, fixed separately), so they now pass and guard against regressions.
+until fixed; the fixes of branches teamfix and protocol3 (issue 16) removed the marker of every hole,
+so they now pass and guard against regressions.
 """
 
 from __future__ import annotations
@@ -245,7 +245,6 @@ def test_an_annotator_cannot_lock_everyone_out_of_annotations(team, items):
 # HOLE: ``blob`` is readable by every role without row-level security, and holds the tool
 # responses (contexts) and schemas of every item: alice reads the tool response of q5, an item
 # not assigned to her.
-@pytest.mark.xfail(strict=True, reason="HOLE: blob has no RLS; unassigned items' tool responses are readable")
 def test_an_annotator_reads_no_tool_response_of_an_unassigned_item(team, items):
     with _raw(team, "alice") as conn:
         seen = json.dumps(conn.execute("select * from blob").fetchall())

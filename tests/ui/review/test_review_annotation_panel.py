@@ -285,6 +285,7 @@ def async_panel(qtbot, sqlite_store, dataset, runner):
         panel.navigate.connect(lambda item_id: QTimer.singleShot(30, lambda: panel.show_item(
             sqlite_store.item(item_id))))
         panel.show_item(sqlite_store.item(dataset[1][record_id]))
+        qtbot.waitUntil(lambda: not panel.loading, timeout=10000)  # its review is read in a job too
         return panel
     return make
 
@@ -359,6 +360,7 @@ def test_a_stale_write_on_the_worker_still_shows_the_reload_banner(qtbot, sqlite
     assert "changed in another window or by someone else" in panel.banner.label.text()
     assert stored(sqlite_store, item_id, "alice").note == "other window"
     panel.banner.action.click()
+    qtbot.waitUntil(lambda: not panel.loading, timeout=10000)  # the stored annotation is read in a job
     assert not panel.stale and panel.draft.note == "other window"
 
 
