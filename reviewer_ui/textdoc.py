@@ -301,13 +301,14 @@ def pretty_file(src_path: str, key: str | None = None) -> tuple:
     through the pipe, and nothing big is ever copied into the app's memory. With a ``key``,
     the parsed value of a text up to KEEP_VALUE_BELOW stays in the helper under it, so
     that the tree (reviewer_ui.treeindex) need not parse the text again."""
-    data, value = read_handed_over(src_path)
-    if data is None:
-        return "error", value
-    if key is not None and len(data) <= KEEP_VALUE_BELOW:
-        from reviewer_ui.treeindex import keep_value
+    from reviewer_ui.treeindex import keep_value, parsing
 
-        keep_value(key, value)
+    with parsing(key):  # a tree asked for meanwhile gets the value as soon as it is parsed
+        data, value = read_handed_over(src_path)
+        if data is None:
+            return "error", value
+        if key is not None and len(data) <= KEEP_VALUE_BELOW:
+            keep_value(key, value)  # before printing: the tree need not wait for the print
     del data
     pretty = None
     if orjson is not None:

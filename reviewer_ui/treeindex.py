@@ -7,6 +7,12 @@ parsed value lives in the helper process (reviewer_ui.runtime.parsepool), and
 the app only receives the rows it shows, a batch at a time, as plain tuples:
 ``(key, preview, type name, size)``; ``size`` is the number of members of a
 container (0 for a scalar). The app holds a ``RemoteJson`` handle.
+
+The tree's requests go by the helper's quick lane (``parsepool.quick``), answered by
+another thread of the helper, so they never queue behind a pretty-print. The value
+parsed to pretty-print a response is kept *before* the printing starts
+(``parsing``/``keep_value``): a tree asked for meanwhile waits for that parse at most,
+and when the text has not reached the helper yet the lane parses it at once itself.
 """
 
 from __future__ import annotations
@@ -14,15 +20,20 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 KEEP = 3  # parsed values the helper keeps (the newest ones), in case a handle outlives closing
 
 _values: OrderedDict[str, Any] = OrderedDict()  # handle key -> parsed value (in the helper)
+_parsing: dict[str, threading.Event] = {}  # keys whose text the helper is parsing, set when done
+_lock = threading.Lock()  # the queue's thread and the quick lane's threads share the two above
 _keys = itertools.count(1)
 PREVIEW = 160
+PARSE_WAIT_S = 30.0  # a tree waits this long at most for a parse under way
 
 
 def preview(value: Any) -> str:
@@ -61,11 +72,12 @@ def open_value(key: str, src_path: str) -> tuple:
     under ``key``. Returns ``("ok", top row)`` or ``("error", message)``."""
     from reviewer_ui.textdoc import read_handed_over
 
-    data, value = read_handed_over(src_path)
-    if data is None:
-        return "error", value
-    del data
-    keep_value(key, value)
+    with parsing(key):
+        data, value = read_handed_over(src_path)
+        if data is None:
+            return "error", value
+        del data
+        keep_value(key, value)
     return "ok", _row("$", value)
 
 
@@ -73,22 +85,56 @@ def keep_value(key: str, value: Any) -> None:
     """Helper side: keep ``value`` under ``key``, forgetting the oldest beyond KEEP."""
     from reviewer_ui.textdoc import _release_freed_memory
 
-    _values[key] = value
-    while len(_values) > KEEP:
-        _values.popitem(last=False)
+    with _lock:
+        _values[key] = value
+        dropped = 0
+        while len(_values) > KEEP:
+            _values.popitem(last=False)
+            dropped += 1
+    if dropped:
         _release_freed_memory()
 
 
-def top_row(key: str) -> tuple | None:
-    """Helper side: the top row of a value kept under ``key``, or None."""
-    value = _values.get(key)
+def kept_value(key: str) -> Any:
+    """Helper side: the value kept under ``key``, or None."""
+    with _lock:
+        return _values.get(key)
+
+
+@contextmanager
+def parsing(key: str | None):
+    """Helper side: the text for ``key`` is being parsed in this block (a tree asking
+    for ``key`` meanwhile waits for the end of the block, see ``top_row``)."""
+    if key is None:
+        yield
+        return
+    done = threading.Event()
+    with _lock:
+        _parsing[key] = done
+    try:
+        yield
+    finally:
+        with _lock:
+            if _parsing.get(key) is done:
+                del _parsing[key]
+        done.set()
+
+
+def top_row(key: str, wait: float = PARSE_WAIT_S) -> tuple | None:
+    """Helper side: the top row of a value kept under ``key``, or None. If the text of
+    ``key`` is being parsed, waits for that first (up to ``wait`` seconds)."""
+    with _lock:
+        done = _parsing.get(key)
+    if done is not None:
+        done.wait(wait)
+    value = kept_value(key)
     return None if value is None else _row("$", value)
 
 
 def rows(key: str, path: tuple, start: int, count: int) -> list[tuple] | None:
     """Helper side: rows ``start`` to ``start + count`` under the node at ``path``
     (dict keys or list indexes from the top), or None if the value is gone."""
-    value = _values.get(key)
+    value = kept_value(key)
     if value is None:
         return None
     for part in path:
@@ -104,7 +150,10 @@ def close_value(key: str) -> None:
     """Helper side: forget the value (freeing it there, not in the app)."""
     from reviewer_ui.textdoc import _release_freed_memory
 
-    if _values.pop(key, None) is not None:
+    with _lock:
+        value = _values.pop(key, None)
+    if value is not None:
+        del value
         _release_freed_memory()
 
 
@@ -114,17 +163,19 @@ def new_key() -> str:
 
 def open_text(text: str, key: str | None = None) -> RemoteJson:
     """App side (a worker): a handle to ``text`` parsed in the helper, reusing the value
-    kept under ``key`` when the helper still has it (it pretty-printed the same text).
-    Raises ValueError naming the problem when it is not JSON."""
+    kept under ``key`` when the helper has it or is parsing it (it pretty-prints the same
+    text), else parsing it there at once under ``key``. Never waits for a pretty-print
+    (the quick lane). Raises ValueError naming the problem when it is not JSON."""
     from reviewer_ui.runtime import parsepool
     from reviewer_ui.textdoc import _write_source
 
     if key is not None:
-        top = parsepool.run(top_row, key)  # queued behind the pretty-printing of that text
+        top = parsepool.quick(top_row, key).result()
         if top is not None:
             return RemoteJson(key, top)
-    key = new_key()
-    outcome = parsepool.run(open_value, key, _write_source(text))
+    else:
+        key = new_key()
+    outcome = parsepool.quick(open_value, key, _write_source(text)).result()
     if outcome[0] != "ok":
         raise ValueError(outcome[1])
     return RemoteJson(key, outcome[1])

@@ -174,7 +174,7 @@ def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot):
     records = model.index(1, 0, top)
     assert records.sibling(1, 1).data() == "[3000 items]  (showing 1 of 3000)"
     view.set_value(None)  # leaving the item: the helper lets go of the value
-    assert parsepool.run(rows, handle.key, (), 0, 1) is None
+    assert parsepool.quick(rows, handle.key, (), 0, 1).result() is None  # the tree's calls keep their order
     again = ensure_value(None, parsed)  # back to the tree of the same item
     view.set_value(again)
     top = model.index(0, 0)
@@ -205,3 +205,55 @@ def test_moving_on_before_a_big_text_is_read_spares_the_helper_and_coming_back_r
     with qtbot.waitSignal(view.completed, timeout=60_000):
         view.set_document(docs[0])  # back to the first item
     assert view.document().banner is None and view.document().lines[3] == '    "count": 16000'
+
+
+def test_the_tree_opens_while_the_helper_is_busy_printing_the_response(qtbot):
+    """Issue #14: the tree of a previewed 5 MB response waited for the helper to finish
+    pretty-printing it. The tree's requests take the quick lane: they are answered while
+    the helper's queue is still busy and the whole text is not printed yet."""
+    from reviewer_ui.runtime import parsepool
+
+    parsepool.run(len, "")  # the app starts the helper at start-up
+    text = json.dumps(big_value(20_000))
+    assert len(text) > PREVIEW_FROM  # previewed; the whole text is printed by the helper
+    busy = parsepool.submit(time.sleep, 4.0)  # the helper's queue is busy (another big item)...
+    parsed = prepare_json_text(text, "the tool response")
+    whole = parsed.document.pending  # ...and this response is printed after that
+    handle = ensure_value(None, parsed)
+    assert isinstance(handle, RemoteJson) and handle.top[2:] == ("object", 2)
+    view = JsonTreeView()
+    qtbot.addWidget(view)
+    view.resize(800, 500)
+    view.show()
+    view.set_value(handle)
+    model = view.model
+    top = model.index(0, 0)
+    qtbot.waitUntil(lambda: model.rowCount(top) == 2, timeout=10_000)
+    records = model.index(1, 0, top)
+    view.tree.expand(records)
+    qtbot.waitUntil(lambda: model.rowCount(records) >= 500, timeout=10_000)
+    assert model.index(3, 1, records).data() == "{5 keys}"
+    assert not busy.done() and not whole.done(), "the tree waited for the helper's queue"
+    view.grab().save(f"{SHOTS}/tree-while-printing.png")
+    busy.result()
+    assert whole.result(timeout=60).lines[3] == '    "count": 20000'  # the print still completes
+
+
+def test_a_tree_asked_for_during_the_parse_gets_the_parsed_value():
+    """Helper side: while a text is being parsed to be printed (``parsing``), a tree asking
+    for the same key waits for that parse rather than parsing the text a second time."""
+    import threading
+
+    from reviewer_ui.treeindex import close_value, keep_value, parsing, top_row
+
+    answers = []
+    with parsing("k-test"):
+        asker = threading.Thread(target=lambda: answers.append(top_row("k-test")))
+        asker.start()
+        asker.join(0.2)
+        assert asker.is_alive() and answers == []  # waiting for the parse
+        keep_value("k-test", {"a": [1, 2, 3]})
+    asker.join(5)
+    assert answers == [("$", "{1 keys}", "object", 1)]
+    close_value("k-test")
+    assert top_row("k-test") is None and top_row("never-parsed") is None  # no wait without a parse
