@@ -301,15 +301,13 @@ def pretty_file(src_path: str, key: str | None = None) -> tuple:
     through the pipe, and nothing big is ever copied into the app's memory. With a ``key``,
     the parsed value of a text up to KEEP_VALUE_BELOW stays in the helper under it, so
     that the tree (reviewer_ui.treeindex) need not parse the text again."""
-    from reviewer_ui.treeindex import keep_value, parsing
+    from reviewer_ui.treeindex import parse_once
 
-    with parsing(key):  # a tree asked for meanwhile gets the value as soon as it is parsed
-        data, value = read_handed_over(src_path)
-        if data is None:
-            return "error", value
-        if key is not None and len(data) <= KEEP_VALUE_BELOW:
-            keep_value(key, value)  # before printing: the tree need not wait for the print
-    del data
+    # Kept before printing, so the tree need not wait for the print; parsed once even
+    # when the tree brought the same text first (reviewer_ui.treeindex).
+    size, value = parse_once(key, src_path, KEEP_VALUE_BELOW + 1)
+    if size is None:
+        return "error", value
     pretty = None
     if orjson is not None:
         try:

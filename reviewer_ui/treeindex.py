@@ -11,8 +11,9 @@ container (0 for a scalar). The app holds a ``RemoteJson`` handle.
 The tree's requests go by the helper's quick lane (``parsepool.quick``), answered by
 another thread of the helper, so they never queue behind a pretty-print. The value
 parsed to pretty-print a response is kept *before* the printing starts
-(``parsing``/``keep_value``): a tree asked for meanwhile waits for that parse at most,
-and when the text has not reached the helper yet the lane parses it at once itself.
+(``parse_once``): a tree asked for meanwhile waits for that parse at most; when the
+text has not reached the helper yet the lane parses it at once, and the print then
+takes that value: the text is parsed once either way.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ import json
 import os
 import threading
 from collections import OrderedDict
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,15 +70,51 @@ def _row(key: Any, value: Any) -> tuple:
 def open_value(key: str, src_path: str) -> tuple:
     """Helper side: parse the JSON text at ``src_path`` (deleting the file) and keep it
     under ``key``. Returns ``("ok", top row)`` or ``("error", message)``."""
-    from reviewer_ui.textdoc import read_handed_over
+    size, value = parse_once(key, src_path)
+    if size is None:
+        return "error", value
+    return "ok", _row("$", value)
 
-    with parsing(key):
+
+def parse_once(key: str | None, src_path: str, keep_below: float = float("inf")) -> tuple[int | None, Any]:
+    """Helper side: the parsed value of the JSON text at ``src_path`` (the file is deleted)
+    as ``(size in bytes, value)``, or ``(None, message)`` when it is not JSON. The value
+    is kept under ``key`` when the text is smaller than ``keep_below``.
+
+    The pretty-print (on the helper's queue) and the tree (on its quick lane) may both
+    bring the same text under the same key: it is parsed once. Whichever comes second
+    waits for the first one's parse and takes its value."""
+    mine = None
+    with _lock:
+        value = _values.get(key)
+        under_way = _parsing.get(key)
+        if key is not None and value is None and under_way is None:
+            mine = _parsing[key] = threading.Event()
+    if mine is None and key is not None:
+        if under_way is not None:
+            under_way.wait(PARSE_WAIT_S)
+        value = kept_value(key)
+        if value is not None:
+            size = os.path.getsize(src_path)
+            os.unlink(src_path)
+            return size, value
+    try:  # first to come (or the first one's text was not kept): parse it
+        from reviewer_ui.textdoc import read_handed_over
+
         data, value = read_handed_over(src_path)
         if data is None:
-            return "error", value
+            return None, value
+        size = len(data)
         del data
-        keep_value(key, value)
-    return "ok", _row("$", value)
+        if key is not None and size < keep_below:
+            keep_value(key, value)
+        return size, value
+    finally:
+        if mine is not None:
+            with _lock:
+                if _parsing.get(key) is mine:
+                    del _parsing[key]
+            mine.set()
 
 
 def keep_value(key: str, value: Any) -> None:
@@ -99,25 +135,6 @@ def kept_value(key: str) -> Any:
     """Helper side: the value kept under ``key``, or None."""
     with _lock:
         return _values.get(key)
-
-
-@contextmanager
-def parsing(key: str | None):
-    """Helper side: the text for ``key`` is being parsed in this block (a tree asking
-    for ``key`` meanwhile waits for the end of the block, see ``top_row``)."""
-    if key is None:
-        yield
-        return
-    done = threading.Event()
-    with _lock:
-        _parsing[key] = done
-    try:
-        yield
-    finally:
-        with _lock:
-            if _parsing.get(key) is done:
-                del _parsing[key]
-        done.set()
 
 
 def top_row(key: str, wait: float = PARSE_WAIT_S) -> tuple | None:
@@ -147,14 +164,21 @@ def rows(key: str, path: tuple, start: int, count: int) -> list[tuple] | None:
 
 
 def close_value(key: str) -> None:
-    """Helper side: forget the value (freeing it there, not in the app)."""
-    from reviewer_ui.textdoc import _release_freed_memory
-
+    """Helper side: forget the value (freeing it there, not in the app). Answers at once:
+    the freeing runs on a thread of its own, so that the tree's next request (on the
+    quick lane, after this one) does not wait for it."""
     with _lock:
         value = _values.pop(key, None)
     if value is not None:
+        threading.Thread(target=_free, args=([value],), name="free-value", daemon=True).start()
         del value
-        _release_freed_memory()
+
+
+def _free(holder: list) -> None:
+    from reviewer_ui.textdoc import _release_freed_memory
+
+    holder.clear()  # the last reference: the value is freed here
+    _release_freed_memory()
 
 
 def new_key() -> str:

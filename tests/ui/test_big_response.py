@@ -239,21 +239,44 @@ def test_the_tree_opens_while_the_helper_is_busy_printing_the_response(qtbot):
     assert whole.result(timeout=60).lines[3] == '    "count": 20000'  # the print still completes
 
 
-def test_a_tree_asked_for_during_the_parse_gets_the_parsed_value():
-    """Helper side: while a text is being parsed to be printed (``parsing``), a tree asking
-    for the same key waits for that parse rather than parsing the text a second time."""
+def test_the_print_and_the_tree_of_one_text_parse_it_once(tmp_path, monkeypatch):
+    """Helper side: while a text is being parsed (for the print or for the tree), a tree
+    asking for the same key waits for that parse, and a second parse of the same key
+    takes the first one's value instead of parsing the text again."""
     import threading
 
-    from reviewer_ui.treeindex import close_value, keep_value, parsing, top_row
+    import reviewer_ui.textdoc as textdoc
+    from reviewer_ui.treeindex import close_value, open_value, parse_once, top_row
 
-    answers = []
-    with parsing("k-test"):
-        asker = threading.Thread(target=lambda: answers.append(top_row("k-test")))
-        asker.start()
-        asker.join(0.2)
-        assert asker.is_alive() and answers == []  # waiting for the parse
-        keep_value("k-test", {"a": [1, 2, 3]})
-    asker.join(5)
-    assert answers == [("$", "{1 keys}", "object", 1)]
+    gate, parses = threading.Event(), []
+    real_parse = textdoc.parse_json
+
+    def slow_parse(data):
+        parses.append(len(data))
+        gate.wait(10)
+        return real_parse(data)
+
+    monkeypatch.setattr(textdoc, "parse_json", slow_parse)
+    sources = []
+    for n in range(2):
+        path = tmp_path / f"src{n}.json"
+        path.write_text('{"a": [1, 2, 3]}')
+        sources.append(str(path))
+    printed, asked, reopened = [], [], []
+    printer = threading.Thread(target=lambda: printed.append(parse_once("k-test", sources[0], 1 << 20)))
+    printer.start()
+    threading.Thread(target=lambda: asked.append(top_row("k-test"))).start()
+    threading.Thread(target=lambda: reopened.append(open_value("k-test", sources[1]))).start()
+    time.sleep(0.2)  # let the tree's calls arrive while the parse is under way
+    assert asked == [] and reopened == []  # both wait for it
+    gate.set()
+    printer.join(10)
+    deadline = time.monotonic() + 10
+    while not (asked and reopened) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert printed == [(16, {"a": [1, 2, 3]})]
+    assert asked == [("$", "{1 keys}", "object", 1)] and reopened == [("ok", ("$", "{1 keys}", "object", 1))]
+    assert parses == [16]  # parsed once
+    assert not any(os.path.exists(p) for p in sources)  # both hand-over files deleted
     close_value("k-test")
     assert top_row("k-test") is None and top_row("never-parsed") is None  # no wait without a parse
