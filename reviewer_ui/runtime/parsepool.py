@@ -74,7 +74,12 @@ def _noop() -> None:
 
 def _helper_init(parent_pid: int, lane_path: str | None, lane_key: bytes | None) -> None:
     """Initializer of the helper: exit with the app, and open the quick lane."""
+    import sys
+
     _exit_with_parent(parent_pid)
+    # The queue's thread prints in short calls (textdoc.pretty_bytes): hand the GIL to
+    # the lane's threads within a millisecond of their asking.
+    sys.setswitchinterval(0.001)
     if lane_path is not None:
         listener = Listener(lane_path, family="AF_UNIX", authkey=lane_key)
         threading.Thread(target=_serve_lane, args=(listener,), name="quick-lane", daemon=True).start()

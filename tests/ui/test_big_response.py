@@ -280,3 +280,30 @@ def test_the_print_and_the_tree_of_one_text_parse_it_once(tmp_path, monkeypatch)
     assert not any(os.path.exists(p) for p in sources)  # both hand-over files deleted
     close_value("k-test")
     assert top_row("k-test") is None and top_row("never-parsed") is None  # no wait without a parse
+
+
+def test_the_helper_prints_in_short_calls_the_same_bytes_as_one_call():
+    """``pretty_bytes`` (the helper's printer, in slices so the tree is answered between
+    them) gives exactly orjson's indented text, on big and odd values."""
+    import random
+
+    from reviewer_ui.textdoc import PRINT_SLICE, pretty_bytes
+
+    rnd = random.Random(3)
+
+    def value(depth=0):
+        roll = rnd.random()
+        if depth > 5 or roll < 0.3:
+            return rnd.choice([0, -1, 1.5, -0.0, 1e300, "a\nb", 'é"\\', "", None, True, False, [], {}])
+        wide = depth < 2
+        if roll < 0.65:
+            return [value(depth + 1) for _ in range(rnd.choice([0, 1, 3, PRINT_SLICE + 50, 2 * PRINT_SLICE + 1])
+                                                   if wide else rnd.randint(0, 5))]
+        return {f"k{rnd.randint(0, 999)}\n": value(depth + 1)
+                for _ in range(rnd.choice([0, 2, PRINT_SLICE + 100]) if wide else rnd.randint(0, 4))}
+
+    for _ in range(150):
+        v = value()
+        assert pretty_bytes(v) == orjson.dumps(v, option=orjson.OPT_INDENT_2)
+    big = big_value(3 * PRINT_SLICE + 7)
+    assert pretty_bytes(big) == orjson.dumps(big, option=orjson.OPT_INDENT_2)
