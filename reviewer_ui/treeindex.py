@@ -121,13 +121,13 @@ def keep_value(key: str, value: Any) -> None:
     """Helper side: keep ``value`` under ``key``, forgetting the oldest beyond KEEP."""
     from reviewer_ui.textdoc import _release_freed_memory
 
+    dropped = []
     with _lock:
         _values[key] = value
-        dropped = 0
         while len(_values) > KEEP:
-            _values.popitem(last=False)
-            dropped += 1
-    if dropped:
+            dropped.append(_values.popitem(last=False))
+    if dropped:  # freed here, out of the lock the quick lane takes
+        dropped.clear()
         _release_freed_memory()
 
 
