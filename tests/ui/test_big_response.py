@@ -134,20 +134,26 @@ def test_a_big_text_that_is_not_json_shows_the_raw_text_under_an_error_naming_th
     assert doc.lines[0] == text  # one long raw line
 
 
-def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot):
-    from reviewer_ui.runtime import parsepool
-    from reviewer_ui.treeindex import rows
-
-    text = json.dumps(big_value(3_000))
-    parsed = prepare_json_text(text, "the tool response")
+def _tree_of(qtbot, parsed) -> tuple[JsonTreeView, RemoteJson]:
+    """A shown tree view of a big response, opened from the helper as the item view does."""
     handle = ensure_value(None, parsed)
     assert isinstance(handle, RemoteJson) and handle.top[2:] == ("object", 2)
     view = JsonTreeView()
     qtbot.addWidget(view)
     view.resize(800, 500)
     view.show()
-    model = view.model
     view.set_value(handle)
+    return view, handle
+
+
+def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot):
+    from reviewer_ui.runtime import parsepool
+    from reviewer_ui.treeindex import rows
+
+    text = json.dumps(big_value(3_000))
+    parsed = prepare_json_text(text, "the tool response")
+    view, handle = _tree_of(qtbot, parsed)
+    model = view.model
     top = model.index(0, 0)
     qtbot.waitUntil(lambda: model.rowCount(top) == 2, timeout=10_000)
     labels = [(model.index(r, 0, top).data(), model.index(r, 1, top).data()) for r in range(2)]
@@ -219,13 +225,7 @@ def test_the_tree_opens_while_the_helper_is_busy_printing_the_response(qtbot):
     busy = parsepool.submit(time.sleep, 4.0)  # the helper's queue is busy (another big item)...
     parsed = prepare_json_text(text, "the tool response")
     whole = parsed.document.pending  # ...and this response is printed after that
-    handle = ensure_value(None, parsed)
-    assert isinstance(handle, RemoteJson) and handle.top[2:] == ("object", 2)
-    view = JsonTreeView()
-    qtbot.addWidget(view)
-    view.resize(800, 500)
-    view.show()
-    view.set_value(handle)
+    view, handle = _tree_of(qtbot, parsed)
     model = view.model
     top = model.index(0, 0)
     qtbot.waitUntil(lambda: model.rowCount(top) == 2, timeout=10_000)
