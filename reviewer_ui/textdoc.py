@@ -8,6 +8,8 @@ lines it paints, which is what keeps a 5 MB document cheap to open.
 
 from __future__ import annotations
 
+from itertools import islice
+
 import json
 import mmap
 import os
@@ -301,18 +303,17 @@ def pretty_file(src_path: str, key: str | None = None) -> tuple:
     through the pipe, and nothing big is ever copied into the app's memory. With a ``key``,
     the parsed value of a text up to KEEP_VALUE_BELOW stays in the helper under it, so
     that the tree (reviewer_ui.treeindex) need not parse the text again."""
-    data, value = read_handed_over(src_path)
-    if data is None:
-        return "error", value
-    if key is not None and len(data) <= KEEP_VALUE_BELOW:
-        from reviewer_ui.treeindex import keep_value
+    from reviewer_ui.treeindex import parse_once
 
-        keep_value(key, value)
-    del data
+    # Kept before printing, so the tree need not wait for the print; parsed once even
+    # when the tree brought the same text first (reviewer_ui.treeindex).
+    size, value = parse_once(key, src_path, KEEP_VALUE_BELOW + 1)
+    if size is None:
+        return "error", value
     pretty = None
     if orjson is not None:
         try:
-            pretty = orjson.dumps(value, option=orjson.OPT_INDENT_2)
+            pretty = pretty_bytes(value)
         except orjson.JSONEncodeError:
             pass  # very deep or a very big integer: the slower printer below copes
     if pretty is None:
@@ -324,6 +325,62 @@ def pretty_file(src_path: str, key: str | None = None) -> tuple:
         f.write(pretty)
     _release_freed_memory()
     return "ok", out_path, starts, firsts, n
+
+
+PRINT_SLICE = 200  # members printed per orjson call by ``pretty_bytes``
+_SLICE_FROM_DEPTH = 3  # containers this deep (or with at most PRINT_SLICE members) are printed whole
+
+
+def pretty_bytes(value: Any) -> bytes:
+    """``orjson.dumps(value, option=OPT_INDENT_2)``, byte for byte, made by many short
+    calls instead of one: the helper's quick lane (reviewer_ui.runtime.parsepool)
+    answers the tree between two calls, where one call on a 5 MB value held the
+    helper's GIL, and so the tree, for 30-150 ms. Big containers near the top are
+    printed PRINT_SLICE members at a time; the rest whole."""
+    parts: list[bytes] = []
+    _print_into(value, 0, parts)
+    return b"".join(parts)
+
+
+def _indented(data: bytes, depth: int) -> bytes:
+    # Raw newlines in orjson's output are all between lines (strings escape theirs).
+    return data.replace(b"\n", b"\n" + b"  " * depth) if depth else data
+
+
+def _print_into(value: Any, depth: int, parts: list[bytes]) -> None:
+    kind = type(value)
+    if kind not in (dict, list) or not value or depth >= _SLICE_FROM_DEPTH:
+        parts.append(_indented(orjson.dumps(value, option=orjson.OPT_INDENT_2), depth))
+        return
+    inner = b"  " * (depth + 1)
+    opener, closer = (b"{\n", b"}") if kind is dict else (b"[\n", b"]")
+    parts.append(opener)
+    if len(value) > PRINT_SLICE and all(type(v) not in (dict, list) or len(v) <= PRINT_SLICE for v in _sample(value)):
+        # Many small members: a slice at a time, printed as a container of its own
+        # whose brackets are dropped ("[\n" ... "\n]" at depth 0).
+        members = list(value.items()) if kind is dict else value
+        for start in range(0, len(members), PRINT_SLICE):
+            piece = members[start : start + PRINT_SLICE]
+            printed = orjson.dumps(dict(piece) if kind is dict else piece, option=orjson.OPT_INDENT_2)
+            if start:
+                parts.append(b",\n")
+            parts.append(b"  " * depth + _indented(printed[2:-2], depth))
+    else:
+        members = value.items() if kind is dict else ((None, v) for v in value)
+        for n, (key, member) in enumerate(members):
+            if n:
+                parts.append(b",\n")
+            parts.append(inner)
+            if kind is dict:
+                parts.append(orjson.dumps(key) + b": ")
+            _print_into(member, depth + 1, parts)
+    parts.append(b"\n" + b"  " * depth + closer)
+
+
+def _sample(value) -> list:
+    """A few members of a container (its first ones), to tell small members from big."""
+    members = value.values() if type(value) is dict else value
+    return list(islice(members, 8))
 
 
 def read_handed_over(src_path: str) -> tuple[bytes | None, Any]:

@@ -7,6 +7,13 @@ parsed value lives in the helper process (reviewer_ui.runtime.parsepool), and
 the app only receives the rows it shows, a batch at a time, as plain tuples:
 ``(key, preview, type name, size)``; ``size`` is the number of members of a
 container (0 for a scalar). The app holds a ``RemoteJson`` handle.
+
+The tree's requests go by the helper's quick lane (``parsepool.quick``), answered by
+another thread of the helper, so they never queue behind a pretty-print. The value
+parsed to pretty-print a response is kept *before* the printing starts
+(``parse_once``): a tree asked for meanwhile waits for that parse at most; when the
+text has not reached the helper yet the lane parses it at once, and the print then
+takes that value: the text is parsed once either way.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -21,8 +29,11 @@ from typing import Any
 KEEP = 3  # parsed values the helper keeps (the newest ones), in case a handle outlives closing
 
 _values: OrderedDict[str, Any] = OrderedDict()  # handle key -> parsed value (in the helper)
+_parsing: dict[str, threading.Event] = {}  # keys whose text the helper is parsing, set when done
+_lock = threading.Lock()  # the queue's thread and the quick lane's threads share the two above
 _keys = itertools.count(1)
 PREVIEW = 160
+PARSE_WAIT_S = 30.0  # a tree waits this long at most for a parse under way
 
 
 def preview(value: Any) -> str:
@@ -59,36 +70,88 @@ def _row(key: Any, value: Any) -> tuple:
 def open_value(key: str, src_path: str) -> tuple:
     """Helper side: parse the JSON text at ``src_path`` (deleting the file) and keep it
     under ``key``. Returns ``("ok", top row)`` or ``("error", message)``."""
-    from reviewer_ui.textdoc import read_handed_over
-
-    data, value = read_handed_over(src_path)
-    if data is None:
+    size, value = parse_once(key, src_path)
+    if size is None:
         return "error", value
-    del data
-    keep_value(key, value)
     return "ok", _row("$", value)
+
+
+def parse_once(key: str | None, src_path: str, keep_below: float = float("inf")) -> tuple[int | None, Any]:
+    """Helper side: the parsed value of the JSON text at ``src_path`` (the file is deleted)
+    as ``(size in bytes, value)``, or ``(None, message)`` when it is not JSON. The value
+    is kept under ``key`` when the text is smaller than ``keep_below``.
+
+    The pretty-print (on the helper's queue) and the tree (on its quick lane) may both
+    bring the same text under the same key: it is parsed once. Whichever comes second
+    waits for the first one's parse and takes its value."""
+    mine = None
+    with _lock:
+        value = _values.get(key)
+        under_way = _parsing.get(key)
+        if key is not None and value is None and under_way is None:
+            mine = _parsing[key] = threading.Event()
+    if mine is None and key is not None:
+        if under_way is not None:
+            under_way.wait(PARSE_WAIT_S)
+        value = kept_value(key)
+        if value is not None:
+            size = os.path.getsize(src_path)
+            os.unlink(src_path)
+            return size, value
+    try:  # first to come (or the first one's text was not kept): parse it
+        from reviewer_ui.textdoc import read_handed_over
+
+        data, value = read_handed_over(src_path)
+        if data is None:
+            return None, value
+        size = len(data)
+        del data
+        if key is not None and size < keep_below:
+            keep_value(key, value)
+        return size, value
+    finally:
+        if mine is not None:
+            with _lock:
+                if _parsing.get(key) is mine:
+                    del _parsing[key]
+            mine.set()
 
 
 def keep_value(key: str, value: Any) -> None:
     """Helper side: keep ``value`` under ``key``, forgetting the oldest beyond KEEP."""
     from reviewer_ui.textdoc import _release_freed_memory
 
-    _values[key] = value
-    while len(_values) > KEEP:
-        _values.popitem(last=False)
+    dropped = []
+    with _lock:
+        _values[key] = value
+        while len(_values) > KEEP:
+            dropped.append(_values.popitem(last=False))
+    if dropped:  # freed here, out of the lock the quick lane takes
+        dropped.clear()
         _release_freed_memory()
 
 
-def top_row(key: str) -> tuple | None:
-    """Helper side: the top row of a value kept under ``key``, or None."""
-    value = _values.get(key)
+def kept_value(key: str) -> Any:
+    """Helper side: the value kept under ``key``, or None."""
+    with _lock:
+        return _values.get(key)
+
+
+def top_row(key: str, wait: float = PARSE_WAIT_S) -> tuple | None:
+    """Helper side: the top row of a value kept under ``key``, or None. If the text of
+    ``key`` is being parsed, waits for that first (up to ``wait`` seconds)."""
+    with _lock:
+        done = _parsing.get(key)
+    if done is not None:
+        done.wait(wait)
+    value = kept_value(key)
     return None if value is None else _row("$", value)
 
 
 def rows(key: str, path: tuple, start: int, count: int) -> list[tuple] | None:
     """Helper side: rows ``start`` to ``start + count`` under the node at ``path``
     (dict keys or list indexes from the top), or None if the value is gone."""
-    value = _values.get(key)
+    value = kept_value(key)
     if value is None:
         return None
     for part in path:
@@ -101,11 +164,21 @@ def rows(key: str, path: tuple, start: int, count: int) -> list[tuple] | None:
 
 
 def close_value(key: str) -> None:
-    """Helper side: forget the value (freeing it there, not in the app)."""
+    """Helper side: forget the value (freeing it there, not in the app). Answers at once:
+    the freeing runs on a thread of its own, so that the tree's next request (on the
+    quick lane, after this one) does not wait for it."""
+    with _lock:
+        value = _values.pop(key, None)
+    if value is not None:
+        threading.Thread(target=_free, args=([value],), name="free-value", daemon=True).start()
+        del value
+
+
+def _free(holder: list) -> None:
     from reviewer_ui.textdoc import _release_freed_memory
 
-    if _values.pop(key, None) is not None:
-        _release_freed_memory()
+    holder.clear()  # the last reference: the value is freed here
+    _release_freed_memory()
 
 
 def new_key() -> str:
@@ -114,17 +187,19 @@ def new_key() -> str:
 
 def open_text(text: str, key: str | None = None) -> RemoteJson:
     """App side (a worker): a handle to ``text`` parsed in the helper, reusing the value
-    kept under ``key`` when the helper still has it (it pretty-printed the same text).
-    Raises ValueError naming the problem when it is not JSON."""
+    kept under ``key`` when the helper has it or is parsing it (it pretty-prints the same
+    text), else parsing it there at once under ``key``. Never waits for a pretty-print
+    (the quick lane). Raises ValueError naming the problem when it is not JSON."""
     from reviewer_ui.runtime import parsepool
     from reviewer_ui.textdoc import _write_source
 
     if key is not None:
-        top = parsepool.run(top_row, key)  # queued behind the pretty-printing of that text
+        top = parsepool.quick(top_row, key).result()
         if top is not None:
             return RemoteJson(key, top)
-    key = new_key()
-    outcome = parsepool.run(open_value, key, _write_source(text))
+    else:
+        key = new_key()
+    outcome = parsepool.quick(open_value, key, _write_source(text)).result()
     if outcome[0] != "ok":
         raise ValueError(outcome[1])
     return RemoteJson(key, outcome[1])

@@ -20,6 +20,7 @@ from itertools import compress
 from itertools import count as count_from
 from operator import ne
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from typing import Any
 
 from reviewer.jsondiff.changes import ADDED, CHANGED, MOVED, REMOVED, TYPE_CHANGED, Change
@@ -219,7 +220,16 @@ class _Layout:
         # diff reports in depth-first order: [index of the first, count].
         self.changes = changes
         self.below: dict[tuple, list[int]] = {}
+        # The members (keys or indexes) of each node that have a change of their own, by
+        # side: a big list's elements standing alone are found from these, not by looking
+        # every element up.
+        self.changed_members_left: dict[tuple, set] = {}
+        self.changed_members_right: dict[tuple, set] = {}
         for n, c in enumerate(changes):
+            if c.left_path:
+                self.changed_members_left.setdefault(c.left_path[:-1], set()).add(c.left_path[-1])
+            if c.right_path and c.kind in (ADDED, MOVED):
+                self.changed_members_right.setdefault(c.right_path[:-1], set()).add(c.right_path[-1])
             if c.left_path is not None:
                 self.at_left.setdefault(c.left_path, c)
                 _add_prefixes(self.dirty_left, c.left_path)
@@ -325,7 +335,9 @@ class _Layout:
     # -- walking -------------------------------------------------------------------------
 
     def run(self, left: Any, right: Any, first_rows: int = 0, on_first_rows=None) -> AlignedDocument:
-        # Explicit stack: a task is a pair of nodes to lay out, or a closing line.
+        # Explicit stack: a task is a pair of nodes to lay out, a closing line, or the
+        # members of a container still to lay out (an iterator of tasks, drawn one at a
+        # time: the first rows of a 10,000-element list cost no more than its first elements).
         stack: list = [("pair", left, right, (), (), 0, "", "", "", "", self.use_dense_blocks)]
         kinds = self.doc.kinds
         while stack:
@@ -333,6 +345,12 @@ class _Layout:
                 on_first_rows(self.doc)  # rows are laid out in order: these ones are final
                 on_first_rows = None
             task = stack.pop()
+            if task[0] == "members":
+                member = next(task[1], None)
+                if member is not None:
+                    stack.append(task)
+                    stack.append(member)
+                continue
             if task[0] == "close":
                 self.line(*task[1:])
                 continue
@@ -373,9 +391,8 @@ class _Layout:
             pad = " " * (self.indent * depth)
             self.line(pad + lbefore + opener, lp, pad + rbefore + opener, rp)
             children = self._object_children(a, b, lp, rp) if ta is dict else self._list_children(a, b, lp, rp)
-            tasks = self._child_tasks(children, a, b, lp, rp, depth + 1, dense_ok)
             stack.append(("close", pad + closer + lafter, lp, pad + closer + rafter, rp))
-            stack.extend(reversed(tasks))
+            stack.append(("members", self._child_tasks(children, a, b, lp, rp, depth + 1, dense_ok)))
         return self.doc
 
     def _mostly_changed(self, a, lp: tuple) -> bool:
@@ -425,40 +442,47 @@ class _Layout:
         doc.kinds.extend(kinds)
         return True
 
-    def _object_children(self, a: dict, b: dict, lp: tuple, rp: tuple) -> list[tuple]:
-        children = [(PAIR, k, k) if k in b else (LEFT_ONLY, k) for k in a]
-        children.extend((RIGHT_ONLY, k) for k in b if k not in a)
-        return children
+    def _object_children(self, a: dict, b: dict, lp: tuple, rp: tuple) -> Iterator[tuple]:
+        """Members in display order: the left's (shared or left-only), then right-only ones."""
+        for k in a:
+            yield (PAIR, k, k) if k in b else (LEFT_ONLY, k)
+        for k in b:
+            if k not in a:
+                yield (RIGHT_ONLY, k)
 
-    def _list_children(self, a: list, b: list, lp: tuple, rp: tuple) -> list[tuple]:
+    def _list_children(self, a: list, b: list, lp: tuple, rp: tuple) -> Iterator[tuple]:
+        """Elements in display order (``merge_order``), produced as they are laid out."""
         if self.options is not None and self.options.has_ignored:
             # Ignored elements leave no trace in the changes: match again.
             match = match_lists(a, b, self.options.list_key_for(lp), self.options.detect_moves)
-            return list(merge_order(len(a), len(b), match.in_order_pairs()))
+            return merge_order(len(a), len(b), match.in_order_pairs())
         # Elements reported removed/moved (left) or added/moved (right) stand
-        # alone; the others were paired in order by the diff.
-        gone = {i for i in range(len(a)) if (c := self.at_left.get(lp + (i,))) is not None and c.kind in (REMOVED, MOVED)}
-        new = {j for j in range(len(b)) if (c := self.at_right.get(rp + (j,))) is not None and c.kind in (ADDED, MOVED)}
-        pairs = list(zip((i for i in range(len(a)) if i not in gone), (j for j in range(len(b)) if j not in new)))
-        return list(merge_order(len(a), len(b), pairs))
+        # alone; the others were paired in order by the diff. Found from the
+        # changes, so nothing here is proportional to the length of the lists.
+        at_left = self.at_left
+        gone = {i for i in self.changed_members_left.get(lp, ())
+                if type(i) is int and at_left[lp + (i,)].kind in (REMOVED, MOVED)}
+        new = {j for j in self.changed_members_right.get(rp, ()) if type(j) is int}
+        pairs = zip((i for i in range(len(a)) if i not in gone), (j for j in range(len(b)) if j not in new))
+        return merge_order(len(a), len(b), pairs)
 
-    def _child_tasks(self, children: list[tuple], a, b, lp: tuple, rp: tuple, depth: int, dense_ok: bool) -> list:
+    def _child_tasks(self, children: Iterator[tuple], a, b, lp: tuple, rp: tuple, depth: int,
+                     dense_ok: bool) -> Iterator[tuple]:
+        """The layout task of each member, in display order, one at a time. Every left
+        member appears once (paired or alone), and every right one: a member is the last
+        of its side (no comma) when it is the len-th."""
         is_object = type(a) is dict
-        n_left = sum(1 for c in children if c[0] != RIGHT_ONLY)
-        n_right = sum(1 for c in children if c[0] != LEFT_ONLY)
+        n_left, n_right = len(a), len(b)
         seen_left = seen_right = 0
-        tasks: list = []
         for child in children:
             if child[0] == PAIR:
                 seen_left += 1
                 seen_right += 1
                 ka, kb = child[1], child[2]
                 before = scalar_text(ka) + ": " if is_object else ""
-                tasks.append(
-                    (
-                        "pair", a[ka], b[kb], lp + (ka,), rp + (kb,), depth, before, before,
-                        "," if seen_left < n_left else "", "," if seen_right < n_right else "", dense_ok,
-                    )
+                yield (
+                    "pair", a[ka], b[kb], lp + (ka,), rp + (kb,), depth, before, before,
+                    "," if seen_left < n_left else "", "," if seen_right < n_right else "", dense_ok,
                 )
             elif child[0] == LEFT_ONLY:
                 seen_left += 1
@@ -466,15 +490,14 @@ class _Layout:
                 change = self.at_left.get(lp + (k,))
                 before = scalar_text(k) + ": " if is_object else ""
                 side = (a[k], lp + (k,), depth, before, "," if seen_left < n_left else "")
-                tasks.append(("rows", side, None, change.kind if change else None))
+                yield ("rows", side, None, change.kind if change else None)
             else:
                 seen_right += 1
                 k = child[1]
                 change = self.at_right.get(rp + (k,))
                 before = scalar_text(k) + ": " if is_object else ""
                 side = (b[k], rp + (k,), depth, before, "," if seen_right < n_right else "")
-                tasks.append(("rows", None, side, change.kind if change else None))
-        return tasks
+                yield ("rows", None, side, change.kind if change else None)
 
 
 def _add_prefixes(target: set, path: tuple) -> None:

@@ -12,7 +12,8 @@ change list and the side-by-side view, so the two always agree.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain
 from dataclasses import dataclass, field
 
 from reviewer.jsondiff.canonical import canonical, strictly_equal
@@ -70,14 +71,15 @@ def match_lists(left: list, right: list, key: str | None, detect_moves: bool = T
     )
 
 
-def merge_order(n_left: int, n_right: int, in_order: list[tuple[int, int]]) -> Iterator[tuple]:
+def merge_order(n_left: int, n_right: int, in_order: Iterable[tuple[int, int]]) -> Iterator[tuple]:
     """Interleave two lists around their in-order pairs.
 
     Yields ``(PAIR, i, j)``, ``(LEFT_ONLY, i)`` and ``(RIGHT_ONLY, j)``; in each
-    gap between pairs the left-only elements come first.
+    gap between pairs the left-only elements come first. ``in_order`` is read
+    lazily (the side-by-side layout draws the steps as it lays them out).
     """
     i = j = 0
-    for pi, pj in [*in_order, (n_left, n_right)]:
+    for pi, pj in chain(in_order, ((n_left, n_right),)):
         while i < pi:
             yield (LEFT_ONLY, i)
             i += 1
@@ -319,6 +321,29 @@ def _out_of_order(pairs: list[tuple[int, int, str]]) -> set[int]:
     rights = [j for _, j, _ in pairs]
     if all(a < b for a, b in zip(rights, rights[1:])):
         return set()  # already in order: the usual case, decided without the tree
+    # Cut the pairs where every right index before the cut is below every one after it:
+    # a chain through one segment extends through any other, so the best chain is the
+    # best chain of each segment together, and a segment already in order is kept whole.
+    # One element moved in a 10,000-element list leaves one short segment to work on.
+    off: set[int] = set()
+    suffix_min = rights[:]
+    for pos in range(len(rights) - 2, -1, -1):
+        if suffix_min[pos + 1] < suffix_min[pos]:
+            suffix_min[pos] = suffix_min[pos + 1]
+    start, prefix_max = 0, -1
+    for pos, j in enumerate(rights):
+        if j > prefix_max:
+            prefix_max = j
+        if pos + 1 == len(rights) or prefix_max < suffix_min[pos + 1]:
+            segment = rights[start : pos + 1]
+            if not all(a < b for a, b in zip(segment, segment[1:])):
+                off |= _off_longest_chain(pairs[start : pos + 1])
+            start = pos + 1
+    return off
+
+
+def _off_longest_chain(pairs: list[tuple[int, int, str]]) -> set[int]:
+    """``_out_of_order`` of pairs that are not in order, by the weighted tree below."""
     # Weighted longest increasing subsequence of right indexes (pairs are
     # sorted by left index) with a Fenwick tree of prefix maxima over right
     # indexes. Length dominates the weight; staying in place breaks ties.

@@ -92,7 +92,7 @@ class JsonTreeModel(QAbstractItemModel):
             from reviewer_ui.runtime import parsepool
             from reviewer_ui.treeindex import close_value
 
-            parsepool.submit(close_value, previous.key)  # freed there, not here
+            parsepool.quick(close_value, previous.key)  # freed there, not here
 
     def value(self) -> Any:
         return self._remote if self._remote is not None else self._top.value
@@ -201,7 +201,7 @@ class JsonTreeModel(QAbstractItemModel):
 
         node.pending = True
         generation = self._generation
-        future = parsepool.submit(rows, self._remote.key, tuple(node.path_parts()[1:]), start, end - start)
+        future = parsepool.quick(rows, self._remote.key, tuple(node.path_parts()[1:]), start, end - start)
         future.add_done_callback(lambda f: self._arrived(generation, node, start, f))
 
     def _arrived(self, generation, node, start, future) -> None:

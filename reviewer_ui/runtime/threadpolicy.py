@@ -6,7 +6,9 @@ times per frame (each slot, each Python paint method, again after every Qt call
 that released it), so while jobs run pure-Python loops (building a diff,
 taking the previous one apart, reviewer_ui.runtime.disposal) those waits add up to long stalls:
 bench/viewer_bench.py measured diff_max_stall 124-227 ms at 5 ms and 46-47 ms
-at 1 ms on this machine, and diff_to_visible did not get slower.
+at 1 ms on this machine, and diff_to_visible did not get slower. Measured again
+with the lazy layout (perfgui3, load 4-8, ``--no-switch-interval``): diff_max_stall
+53-184 ms at 5 ms against 31-101 ms at 1 ms; it stays while the diff runs in the app.
 """
 
 from __future__ import annotations

@@ -134,20 +134,26 @@ def test_a_big_text_that_is_not_json_shows_the_raw_text_under_an_error_naming_th
     assert doc.lines[0] == text  # one long raw line
 
 
-def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot):
-    from reviewer_ui.runtime import parsepool
-    from reviewer_ui.treeindex import rows
-
-    text = json.dumps(big_value(3_000))
-    parsed = prepare_json_text(text, "the tool response")
+def _tree_of(qtbot, parsed) -> tuple[JsonTreeView, RemoteJson]:
+    """A shown tree view of a big response, opened from the helper as the item view does."""
     handle = ensure_value(None, parsed)
     assert isinstance(handle, RemoteJson) and handle.top[2:] == ("object", 2)
     view = JsonTreeView()
     qtbot.addWidget(view)
     view.resize(800, 500)
     view.show()
-    model = view.model
     view.set_value(handle)
+    return view, handle
+
+
+def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot):
+    from reviewer_ui.runtime import parsepool
+    from reviewer_ui.treeindex import rows
+
+    text = json.dumps(big_value(3_000))
+    parsed = prepare_json_text(text, "the tool response")
+    view, handle = _tree_of(qtbot, parsed)
+    model = view.model
     top = model.index(0, 0)
     qtbot.waitUntil(lambda: model.rowCount(top) == 2, timeout=10_000)
     labels = [(model.index(r, 0, top).data(), model.index(r, 1, top).data()) for r in range(2)]
@@ -174,7 +180,7 @@ def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot):
     records = model.index(1, 0, top)
     assert records.sibling(1, 1).data() == "[3000 items]  (showing 1 of 3000)"
     view.set_value(None)  # leaving the item: the helper lets go of the value
-    assert parsepool.run(rows, handle.key, (), 0, 1) is None
+    assert parsepool.quick(rows, handle.key, (), 0, 1).result() is None  # the tree's calls keep their order
     again = ensure_value(None, parsed)  # back to the tree of the same item
     view.set_value(again)
     top = model.index(0, 0)
@@ -205,3 +211,99 @@ def test_moving_on_before_a_big_text_is_read_spares_the_helper_and_coming_back_r
     with qtbot.waitSignal(view.completed, timeout=60_000):
         view.set_document(docs[0])  # back to the first item
     assert view.document().banner is None and view.document().lines[3] == '    "count": 16000'
+
+
+def test_the_tree_opens_while_the_helper_is_busy_printing_the_response(qtbot):
+    """Issue #14: the tree of a previewed 5 MB response waited for the helper to finish
+    pretty-printing it. The tree's requests take the quick lane: they are answered while
+    the helper's queue is still busy and the whole text is not printed yet."""
+    from reviewer_ui.runtime import parsepool
+
+    parsepool.run(len, "")  # the app starts the helper at start-up
+    text = json.dumps(big_value(20_000))
+    assert len(text) > PREVIEW_FROM  # previewed; the whole text is printed by the helper
+    busy = parsepool.submit(time.sleep, 4.0)  # the helper's queue is busy (another big item)...
+    parsed = prepare_json_text(text, "the tool response")
+    whole = parsed.document.pending  # ...and this response is printed after that
+    view, handle = _tree_of(qtbot, parsed)
+    model = view.model
+    top = model.index(0, 0)
+    qtbot.waitUntil(lambda: model.rowCount(top) == 2, timeout=10_000)
+    records = model.index(1, 0, top)
+    view.tree.expand(records)
+    qtbot.waitUntil(lambda: model.rowCount(records) >= 500, timeout=10_000)
+    assert model.index(3, 1, records).data() == "{5 keys}"
+    assert not busy.done() and not whole.done(), "the tree waited for the helper's queue"
+    view.grab().save(f"{SHOTS}/tree-while-printing.png")
+    busy.result()
+    assert whole.result(timeout=60).lines[3] == '    "count": 20000'  # the print still completes
+
+
+def test_the_print_and_the_tree_of_one_text_parse_it_once(tmp_path, monkeypatch):
+    """Helper side: while a text is being parsed (for the print or for the tree), a tree
+    asking for the same key waits for that parse, and a second parse of the same key
+    takes the first one's value instead of parsing the text again."""
+    import threading
+
+    import reviewer_ui.textdoc as textdoc
+    from reviewer_ui.treeindex import close_value, open_value, parse_once, top_row
+
+    gate, parses = threading.Event(), []
+    real_parse = textdoc.parse_json
+
+    def slow_parse(data):
+        parses.append(len(data))
+        gate.wait(10)
+        return real_parse(data)
+
+    monkeypatch.setattr(textdoc, "parse_json", slow_parse)
+    sources = []
+    for n in range(2):
+        path = tmp_path / f"src{n}.json"
+        path.write_text('{"a": [1, 2, 3]}')
+        sources.append(str(path))
+    printed, asked, reopened = [], [], []
+    printer = threading.Thread(target=lambda: printed.append(parse_once("k-test", sources[0], 1 << 20)))
+    printer.start()
+    threading.Thread(target=lambda: asked.append(top_row("k-test"))).start()
+    threading.Thread(target=lambda: reopened.append(open_value("k-test", sources[1]))).start()
+    time.sleep(0.2)  # let the tree's calls arrive while the parse is under way
+    assert asked == [] and reopened == []  # both wait for it
+    gate.set()
+    printer.join(10)
+    deadline = time.monotonic() + 10
+    while not (asked and reopened) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert printed == [(16, {"a": [1, 2, 3]})]
+    assert asked == [("$", "{1 keys}", "object", 1)] and reopened == [("ok", ("$", "{1 keys}", "object", 1))]
+    assert parses == [16]  # parsed once
+    assert not any(os.path.exists(p) for p in sources)  # both hand-over files deleted
+    close_value("k-test")
+    assert top_row("k-test") is None and top_row("never-parsed") is None  # no wait without a parse
+
+
+def test_the_helper_prints_in_short_calls_the_same_bytes_as_one_call():
+    """``pretty_bytes`` (the helper's printer, in slices so the tree is answered between
+    them) gives exactly orjson's indented text, on big and odd values."""
+    import random
+
+    from reviewer_ui.textdoc import PRINT_SLICE, pretty_bytes
+
+    rnd = random.Random(3)
+
+    def value(depth=0):
+        roll = rnd.random()
+        if depth > 5 or roll < 0.3:
+            return rnd.choice([0, -1, 1.5, -0.0, 1e300, "a\nb", 'é"\\', "", None, True, False, [], {}])
+        wide = depth < 2
+        if roll < 0.65:
+            return [value(depth + 1) for _ in range(rnd.choice([0, 1, 3, PRINT_SLICE + 50, 2 * PRINT_SLICE + 1])
+                                                   if wide else rnd.randint(0, 5))]
+        return {f"k{rnd.randint(0, 999)}\n": value(depth + 1)
+                for _ in range(rnd.choice([0, 2, PRINT_SLICE + 100]) if wide else rnd.randint(0, 4))}
+
+    for _ in range(150):
+        v = value()
+        assert pretty_bytes(v) == orjson.dumps(v, option=orjson.OPT_INDENT_2)
+    big = big_value(3 * PRINT_SLICE + 7)
+    assert pretty_bytes(big) == orjson.dumps(big, option=orjson.OPT_INDENT_2)

@@ -1,0 +1,59 @@
+"""The helper process's quick lane (reviewer_ui.runtime.parsepool.quick) answers only the
+tree's calls, only to whoever holds its random key: attacks on its socket change nothing."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import stat
+from multiprocessing.connection import Client
+
+import pytest
+
+from reviewer_ui.runtime import parsepool
+from reviewer_ui.treeindex import rows, top_row
+
+
+@pytest.fixture()
+def lane():
+    parsepool.run(len, "")  # the helper is running
+    assert parsepool.quick(top_row, "no-such-key").result(timeout=30) is None  # and its lane open
+    return parsepool._lane
+
+
+def test_the_lane_answers_tree_calls_in_the_helper(lane):
+    assert parsepool.quick(rows, "no-such-key", (), 0, 10).result(timeout=30) is None
+    with pytest.raises(ValueError, match="not a quick call"):
+        parsepool.quick(os.getpid)  # only the listed calls go that way
+
+
+def test_the_lane_socket_is_private(lane):
+    path, _key = lane
+    mode = os.stat(os.path.dirname(path)).st_mode
+    assert stat.S_IMODE(mode) == 0o700  # no other user can reach the socket
+
+
+def test_a_connection_without_the_key_is_refused(lane, tmp_path):
+    path, key = lane
+    for wrong in (b"x" * 32, key[:-1] + bytes([key[-1] ^ 1])):
+        with pytest.raises((multiprocessing.AuthenticationError, EOFError, ConnectionError)):
+            conn = Client(path, family="AF_UNIX", authkey=wrong)
+            conn.send(("reviewer_ui.treeindex:top_row", ("no-such-key",)))
+            conn.recv()
+    assert parsepool.quick(top_row, "no-such-key").result(timeout=30) is None  # the lane still answers
+
+
+def test_a_call_outside_the_list_is_refused_and_has_no_effect(lane, tmp_path):
+    path, key = lane
+    target = tmp_path / "made-by-the-helper"
+    conn = Client(path, family="AF_UNIX", authkey=key)
+    try:
+        for name, args in (("os:system", (f"touch {target}",)),
+                           ("builtins:open", (str(target), "w")),
+                           ("reviewer_ui.textdoc:pretty_file", (str(target),))):
+            conn.send((name, args))
+            status, answer = conn.recv()
+            assert status == "error" and "not a quick call" in str(answer)
+    finally:
+        conn.close()
+    assert not target.exists()
