@@ -21,7 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from shiboken6 import isValid
-from PySide6.QtGui import QBrush, QKeySequence, QShortcut, QTextCursor, QTextFormat
+from PySide6.QtGui import QBrush, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
     QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
     QTextEdit, QVBoxLayout, QWidget,
@@ -37,6 +37,7 @@ from reviewer.review.views import AnnotationView, ReviewSnapshot
 from reviewer_ui import theme
 from reviewer_ui.review.fix_editor import FixEditor, describe_changes, to_text
 from reviewer_ui.review.widgets import Banner, ChoiceRow, rich_label
+from reviewer_ui.shortcuts import panel_key
 
 
 def gold_after(original: Any, ann: AnnotationView) -> Any:
@@ -205,8 +206,7 @@ class AdjudicationPanel(QWidget):
         self.settle_button = QPushButton("Settle")
         self.settle_button.clicked.connect(self.settle)
         self.settle_button.setToolTip("Settle (Ctrl+Enter)")
-        settle_key = QShortcut(QKeySequence("Ctrl+Return"), self, self.settle)
-        settle_key.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        panel_key(self, "Ctrl+Return", self.settle, "Adjudication", "Settle")
         self.status = QLabel("")
         self.status.setObjectName("muted")
         self.status.setWordWrap(True)

@@ -54,6 +54,7 @@ from reviewer.review.rubric import (
 from reviewer_ui import theme
 from reviewer_ui.review.fix_editor import FixEditor
 from reviewer_ui.review.widgets import Banner, ChoiceRow, rich_label, summarize
+from reviewer_ui.shortcuts import panel_key
 
 NOTE_SAVE_DELAY_MS = 700
 AWAIT_NEXT_MS = 10000  # keys typed for the next item are dropped if it has not opened by then
@@ -198,14 +199,15 @@ class AnnotationPanel(QWidget):
         layout.addStretch(1)
 
     def _bind_keys(self) -> None:
-        bindings = [(k, lambda v=v: self.set_verdict(v)) for v, k in VERDICT_KEYS.items()]
-        bindings += [(str(i + 1), lambda i=i: self.toggle_check(i)) for i in range(9)]
-        bindings += [("A", self.cycle_ambiguity), ("D", self.toggle_difficulty), ("E", self.open_fix_editor),
-                     ("N", self.save_and_next), (QKeySequence.StandardKey.Undo, self.undo)]
-        for key, slot in bindings:
-            sc = QShortcut(QKeySequence(key), self, slot)
-            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            self.shortcuts.append(sc)
+        bindings = [(k, lambda v=v: self.set_verdict(v), f"Verdict: {v.capitalize()}") for v, k in VERDICT_KEYS.items()]
+        bindings += [(str(i + 1), lambda i=i: self.toggle_check(i), f"Check {i + 1}: Yes / No") for i in range(9)]
+        bindings += [("A", self.cycle_ambiguity, "Ambiguity: next level"),
+                     ("D", self.toggle_difficulty, "Difficulty: confirm or correct"),
+                     ("E", self.open_fix_editor, "Edit the fix"),
+                     ("N", self.save_and_next, "Next item I have not annotated"),
+                     (QKeySequence.StandardKey.Undo, self.undo, "Undo the last save (as a new version)")]
+        for key, slot, description in bindings:
+            self.shortcuts.append(panel_key(self, key, slot, "Annotation panel", description))
 
     def set_shortcut_context(self, context: Qt.ShortcutContext) -> None:
         """Where the panel's keys work: inside the panel (default) or the whole window."""

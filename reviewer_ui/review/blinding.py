@@ -186,12 +186,13 @@ class WindowBlinding(QObject):
             if blind:
                 if self._runs_dock_was_visible is None:
                     self._runs_dock_was_visible = dock.isVisible()
+                    self._runs_toggle_tip = toggle.toolTip()  # names its keys (shortcuts.show_keys_in_tooltips)
                 dock.hide()
                 toggle.setEnabled(False)
                 toggle.setToolTip("Closed while you review blind to model identity")
             elif self._runs_dock_was_visible is not None:
                 toggle.setEnabled(True)
-                toggle.setToolTip("")
+                toggle.setToolTip(getattr(self, "_runs_toggle_tip", ""))
                 if self._runs_dock_was_visible:
                     dock.show()
                 self._runs_dock_was_visible = None

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal
-from PySide6.QtGui import QFontMetricsF, QKeySequence, QShortcut
+from PySide6.QtGui import QFontMetricsF
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from reviewer.jsondiff import count_by_kind, render_path
 from reviewer_ui.diffdoc import DiffResult, build_diff
+from reviewer_ui.shortcuts import panel_key
 from reviewer_ui.widgets.line_view import LineView
 
 MAX_LISTED = 5000  # a change list longer than this is cut (the panes still show every change)
@@ -159,9 +160,9 @@ class DiffView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.splitter, 1)
 
-        for keys, slot in (("F8", self.next_change), ("Shift+F8", self.previous_change)):
-            sc = QShortcut(QKeySequence(keys), self, slot)
-            sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        for keys, slot, what in (("F8", self.next_change, "Next change"),
+                                 ("Shift+F8", self.previous_change, "Previous change")):
+            panel_key(self, keys, slot, "Gold vs output", what)
 
     # -- arrangement ----------------------------------------------------------------
 

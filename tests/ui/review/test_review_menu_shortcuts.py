@@ -70,3 +70,21 @@ def test_review_menu_keys_do_what_the_entry_says(qtbot, window):
     qtbot.waitUntil(window.table.hasFocus)
     qtbot.keyClick(window.table, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert ws.current_panel() is ws.annotate_tab  # the adjudication queue lives under Annotate
+
+
+def test_the_f1_sheet_lists_the_keys_that_work_inside_the_panels(qtbot, window):
+    """P/F/R, 1-9, A, D, E, N and undo work inside the annotation panel, F8 in the diff, Ctrl+Enter
+    in the fix editor and the adjudication view: none is a menu entry, and the sheet lists each."""
+    window.activateWindow()
+    window.table.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    qtbot.keyClick(window.table, Qt.Key.Key_F1)
+    qtbot.waitUntil(lambda: getattr(window, "shortcuts_sheet", None) is not None
+                    and window.shortcuts_sheet.isVisible(), timeout=3000)
+    table = window.shortcuts_sheet.table
+    listed = {(table.item(r, 0).text(), table.item(r, 2).text()) for r in range(table.rowCount())}
+    window.shortcuts_sheet.close()
+    panel = {("Annotation panel", k) for k in ("P", "F", "R", "A", "D", "E", "N", "Ctrl+Z", *map(str, range(1, 10)))}
+    assert panel <= listed, f"panel keys missing from the sheet: {sorted(panel - listed)}"
+    assert ("Gold vs output", "F8") in listed and ("Gold vs output", "Shift+F8") in listed
+    assert ("Fix editor", "Ctrl+Return, Ctrl+Enter") in listed and ("Fix editor", "Esc") in listed
