@@ -245,7 +245,8 @@ def _lane_connection(lane):
 
 
 def shutdown() -> None:
-    global _executor, _lane_callers
+    """Stop the helper and remove its lane's folder; a later ``executor()`` starts both afresh."""
+    global _executor, _lane_callers, _lane_dir, _lane
     with _lock:
         if _executor is not None:
             _executor.shutdown(wait=False, cancel_futures=True)
@@ -255,6 +256,9 @@ def shutdown() -> None:
             _lane_callers = None
         if _lane_dir is not None:
             shutil.rmtree(_lane_dir, ignore_errors=True)
+            # forgotten too: a helper started after this (another window in the same process)
+            # would otherwise put its lane in the removed folder, fail, and parse in threads
+            _lane_dir, _lane = None, None
 
 
 atexit.register(shutdown)

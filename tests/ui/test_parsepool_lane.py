@@ -57,3 +57,17 @@ def test_a_call_outside_the_list_is_refused_and_has_no_effect(lane, tmp_path):
     finally:
         conn.close()
     assert not target.exists()
+
+
+def test_after_a_shutdown_the_next_helper_gets_a_lane_of_its_own(lane):
+    """A window closing shuts the helper down (reviewer_ui.app); the next window in the same
+    process starts another, whose lane must open in a folder that exists, or trees and big
+    texts quietly fall back to parsing in the app's threads."""
+    old_path, _ = lane
+    parsepool.shutdown()
+    assert not os.path.exists(os.path.dirname(old_path))
+    assert parsepool.quick(top_row, "no-such-key").result(timeout=30) is None
+    new_path, _ = parsepool._lane
+    assert new_path != old_path and os.path.exists(new_path)
+    assert stat.S_IMODE(os.stat(os.path.dirname(new_path)).st_mode) == 0o700
+    assert not parsepool._disabled
