@@ -224,7 +224,13 @@ class AnnotationPanel(QWidget):
     def show_item(self, detail) -> None:
         """Show ``detail`` (a store ItemDetail) as the session's reviewer sees it. While saves
         of the item shown are in flight, the next item waits for them (keys typed meanwhile
-        apply to it once it is shown)."""
+        apply to it once it is shown). The same item shown again (the host refreshed it: a run
+        was imported, another process wrote) keeps edits not yet stored: it is read again only
+        when nothing is pending, and otherwise the save in flight brings its review back."""
+        if detail is not None and self.detail is not None and detail.id == self.detail.id \
+                and self.has_pending_edits:
+            self.detail = detail
+            return
         if self.detail is not None and (detail is None or detail.id != self.detail.id):
             self.flush_note()
             if self.saving:
@@ -547,6 +553,14 @@ class AnnotationPanel(QWidget):
         return self.detail is not None and not self.stale and self._loading is None
 
     # -- saving -------------------------------------------------------------------------
+
+    @property
+    def has_pending_edits(self) -> bool:
+        """Something typed is not stored yet: a save in flight or waiting, a note not yet
+        saved, keys typed ahead, a read in flight, or a draft that differs from the stored one.
+        Reading the item's review again now would drop it."""
+        return (self.saving or self._note_timer.isActive() or self.typing_ahead or bool(self._typeahead)
+                or (self.saved_draft or Draft()) != self.draft)
 
     @property
     def saving(self) -> bool:

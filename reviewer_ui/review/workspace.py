@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QScrollArea, QSplitter, QTabWidget, QWidget
 from sqlalchemy.exc import SQLAlchemyError
 
 from reviewer.errors import ReviewerError
-from reviewer.review import Draft
 from reviewer_ui.review.adjudication_view import AdjudicationPanel
 from reviewer_ui.review.annotation_panel import AnnotationPanel
 from reviewer_ui.review.identity_dialog import IdentityDialog
@@ -128,9 +127,7 @@ class ReviewWorkspace(QTabWidget):
         if not changed:
             return False
         panel = self.annotation
-        idle = (panel.detail is not None and not panel.stale and not panel._note_timer.isActive()
-                and not panel.saving and not panel.typing_ahead
-                and (panel.saved_draft or Draft()) == panel.draft)
+        idle = panel.detail is not None and not panel.stale and not panel.has_pending_edits
         if idle:
             try:
                 panel.reload()

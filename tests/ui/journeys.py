@@ -58,20 +58,28 @@ def show_row(qtbot, window, row: int):
 
 def annotate_rows(qtbot, window, verdicts: dict[int, str]) -> None:
     """As the signed-in annotator, give each row its verdict by keyboard from the item table:
-    a Pass answers the rubric checks first (keys 1, 2, 3...), a Reject is R."""
+    a Pass answers the rubric checks first (keys 1, 2, 3...), a Reject is R. Each row is done
+    when its save has landed (the panel's ``saved``): a verdict moves the panel on to the next
+    item by itself, so its draft may already be the next item's by the time anyone looks."""
     panel = window.review.annotation
-    for row, verdict in verdicts.items():
-        show_row(qtbot, window, row)
-        window.activateWindow()
-        window.table.setFocus()
-        qtbot.waitUntil(window.table.hasFocus, timeout=3000)
-        if verdict == "pass":
-            for n in range(len(panel.check_rows)):
-                qtbot.keyClick(window.table, str(n + 1))
-            qtbot.keyClick(window.table, "p")
-        else:
-            qtbot.keyClick(window.table, "r")
-        qtbot.waitUntil(lambda: panel.draft is not None and panel.draft.verdict == verdict, timeout=3000)
+    stored: list = []
+    panel.saved.connect(stored.append)
+    try:
+        for row, verdict in verdicts.items():
+            item_id = show_row(qtbot, window, row)
+            window.activateWindow()
+            window.table.setFocus()
+            qtbot.waitUntil(window.table.hasFocus, timeout=3000)
+            if verdict == "pass":
+                for n in range(len(panel.check_rows)):
+                    qtbot.keyClick(window.table, str(n + 1))
+                qtbot.keyClick(window.table, "p")
+            else:
+                qtbot.keyClick(window.table, "r")
+            qtbot.waitUntil(lambda: any(v.item_id == item_id and v.draft.verdict == verdict for v in stored),
+                            timeout=10000)
+    finally:
+        panel.saved.disconnect(stored.append)
 
 
 def adjudicate_row(qtbot, window, row: int, take: str, rationale: str) -> None:

@@ -118,3 +118,29 @@ def test_an_adjudicator_moving_between_items_on_the_adjudicate_tab_runs_no_sql_o
         assert sql.gui == [], f"SQL on the GUI thread while moving between items: {sql.gui[:3]}"
     finally:
         window.runner.shutdown(5000)
+
+
+def test_the_same_item_shown_again_keeps_what_was_typed_but_not_stored(qtbot, sqlite_store, dataset, alice, runner):
+    """The host shows the item again while a save is in flight (a run was imported, another
+    process wrote, the window refreshed): edits not yet stored survive and are stored, instead of
+    being dropped by a fresh read (seen in the first-day journey: a Pass typed just after a run
+    import was lost)."""
+    _, ids = dataset
+    panel = shown_panel(qtbot, alice, runner)
+    panel.show_item(sqlite_store.item(ids["q0"]))
+    qtbot.waitUntil(lambda: not panel.loading, timeout=10000)
+    checks = list(panel.check_rows)
+    qtbot.keyClick(panel, Qt.Key.Key_A)  # ambiguity: its save goes off
+    assert panel.saving
+    qtbot.keyClick(panel, Qt.Key.Key_1)  # the first check: waits for that save
+    panel.show_item(sqlite_store.item(ids["q0"]))  # the host refreshes the same item meanwhile
+    qtbot.waitUntil(lambda: not panel.saving and not panel.loading, timeout=10000)
+    mine = snapshot(sqlite_store, ids["q0"], "alice").mine
+    assert mine is not None and mine.draft.ambiguity is not None
+    assert mine.draft.checks.get(checks[0]) is True, "the check typed during the refresh was lost"
+    assert panel.draft == mine.draft  # and the panel shows what is stored
+
+    panel.show_item(sqlite_store.item(ids["q0"]))  # nothing pending: read again as before
+    assert panel.loading
+    qtbot.waitUntil(lambda: not panel.loading, timeout=10000)
+    assert panel.draft == mine.draft
