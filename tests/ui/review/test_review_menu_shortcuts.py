@@ -28,6 +28,19 @@ def menu_actions(window):
     return found
 
 
+
+def sheet_rows(qtbot, window) -> list[tuple[str, str, str]]:
+    """Press F1 from the item table, as a user would; the sheet's (menu or panel, action, keys) rows."""
+    window.activateWindow()
+    window.table.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    qtbot.keyClick(window.table, Qt.Key.Key_F1)
+    qtbot.waitUntil(lambda: getattr(window, "shortcuts_sheet", None) is not None
+                    and window.shortcuts_sheet.isVisible(), timeout=3000)
+    table = window.shortcuts_sheet.table
+    return [tuple(table.item(r, c).text() for c in range(3)) for r in range(table.rowCount())]
+
+
 def test_every_menu_entry_has_keys_in_its_tooltip_and_in_the_f1_sheet(qtbot, window):
     entries = menu_actions(window)
     review = [a.text() for title, a in entries if title == "Review"]
@@ -38,14 +51,7 @@ def test_every_menu_entry_has_keys_in_its_tooltip_and_in_the_f1_sheet(qtbot, win
     assert no_tip == [], f"tooltips that do not name the keys: {no_tip}"
 
     # F1 opens the sheet; it lists every entry with its menu and keys
-    window.activateWindow()
-    window.table.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
-    qtbot.keyClick(window.table, Qt.Key.Key_F1)
-    qtbot.waitUntil(lambda: getattr(window, "shortcuts_sheet", None) is not None
-                    and window.shortcuts_sheet.isVisible(), timeout=3000)
-    table = window.shortcuts_sheet.table
-    listed = {tuple(table.item(r, c).text() for c in range(3)) for r in range(table.rowCount())}
+    listed = set(sheet_rows(qtbot, window))
     unlisted = [(title, a.text(), shortcuts.keys_text(a)) for title, a in entries
                 if a.isVisible() and (title, a.text().replace("&", ""), shortcuts.keys_text(a)) not in listed]
     assert unlisted == [], f"menu entries the F1 sheet does not list: {unlisted}"
@@ -75,14 +81,7 @@ def test_review_menu_keys_do_what_the_entry_says(qtbot, window):
 def test_the_f1_sheet_lists_the_keys_that_work_inside_the_panels(qtbot, window):
     """P/F/R, 1-9, A, D, E, N and undo work inside the annotation panel, F8 in the diff, Ctrl+Enter
     in the fix editor and the adjudication view: none is a menu entry, and the sheet lists each."""
-    window.activateWindow()
-    window.table.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
-    qtbot.keyClick(window.table, Qt.Key.Key_F1)
-    qtbot.waitUntil(lambda: getattr(window, "shortcuts_sheet", None) is not None
-                    and window.shortcuts_sheet.isVisible(), timeout=3000)
-    table = window.shortcuts_sheet.table
-    listed = {(table.item(r, 0).text(), table.item(r, 2).text()) for r in range(table.rowCount())}
+    listed = {(panel, keys) for panel, _what, keys in sheet_rows(qtbot, window)}
     window.shortcuts_sheet.close()
     panel = {("Annotation panel", k) for k in ("P", "F", "R", "A", "D", "E", "N", "Ctrl+Z", *map(str, range(1, 10)))}
     assert panel <= listed, f"panel keys missing from the sheet: {sorted(panel - listed)}"
