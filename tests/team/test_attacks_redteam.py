@@ -27,21 +27,13 @@ from reviewer.store.importing import import_dataset
 from reviewer.team.masking import masked_schema
 from tests.store import records as R
 
+from tests.team.test_team_protocol import OK, passed, rejected  # the drafts the protocol tests use
+
 pytestmark = pytest.mark.postgres
 
-OK = {"schema_conformance": True, "content_faithfulness": True, "cross_field_consistency": True}
 BOB_SECRET = "bob-secret-note-7f3a"
 UNASSIGNED = "UNASSIGNED-SECRET-q5"  # in the question and gold of q5 (nobody's item)
 UNASSIGNED_CONTEXT = "UNASSIGNED-CONTEXT-q5"  # in q5's tool response
-
-
-def passed(note: str = "") -> Draft:
-    return Draft(verdict="pass", checks=dict(OK), ambiguity="low", difficulty="medium", note=note)
-
-
-def rejected(note: str = "") -> Draft:
-    return Draft(verdict="reject", checks=dict(OK, content_faithfulness=False), ambiguity="medium",
-                 difficulty="hard", error_tags=["semantic_ambiguity"], note=note)
 
 
 @pytest.fixture
