@@ -26,7 +26,6 @@ from reviewer.store import Store
 from reviewer.store.importing import import_dataset
 from reviewer.team.masking import masked_schema
 from tests.store import records as R
-
 from tests.team.test_team_protocol import OK, passed, rejected  # the drafts the protocol tests use
 
 pytestmark = pytest.mark.postgres
