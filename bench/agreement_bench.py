@@ -15,52 +15,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
-from reviewer.agreement import Rating, build_report, render_csv, render_json, render_markdown, write_report
-import numpy as np
-
-from reviewer.agreement.bootstrap import _single_threaded_blas, resampled_weights, rng_for
+from reviewer.agreement import build_report, render_csv, render_json, render_markdown, write_report
+from reviewer.agreement.bootstrap import resampled_weights, rng_for
 from reviewer.agreement.breakdown import by_pair, by_stratum
 from reviewer.agreement.coefficients import profile
 from reviewer.agreement.estimate import estimate_group
 from reviewer.agreement.model import validate_ratings
 from reviewer.agreement.table import build_rating_set
-
-TAGS = ("missing_field", "wrong_type", "hallucination", "bad_nesting", "unit_error", "wrong_id")
-
-
-def synthetic_review(n_items: int, seed: int = 1) -> list[Rating]:
-    """Two annotators who agree on most verdicts, with rubric, tags, fixes and four strata."""
-    rnd = random.Random(seed)
-    out = []
-    for i in range(n_items):
-        strata = {
-            "category": rnd.choice(["EXTRACTIVE", "FILTERING", "AGGREGATION"]),
-            "difficulty": rnd.choice(["Medium", "Hard"]),
-            "domain": rnd.choice(["finance", "sports", "travel", "health"]),
-            "dataset": "bench",
-        }
-        truth = rnd.choices(["pass", "fix", "reject"], [0.7, 0.2, 0.1])[0]
-        for who in ("ann", "bob"):
-            verdict = truth if rnd.random() < 0.85 else rnd.choice(["pass", "fix", "reject"])
-            rubric = {
-                "schema_conformance": rnd.random() < 0.9,
-                "content_faithfulness": rnd.random() < 0.9,
-                "cross_field_consistency": rnd.random() < 0.95,
-                "ambiguity": rnd.choice(["low", "low", "medium", "high"]),
-                "difficulty": rnd.choice(["medium", "hard"]),
-            }
-            tags = [t for t in TAGS if rnd.random() < 0.05]
-            fixed = verdict == "fix"
-            patch = [{"op": "replace", "path": f"/f{rnd.randrange(3)}", "value": 1}] if fixed else None
-            out.append(Rating(f"i{i}", who, verdict, rubric, tags, {"f": 1} if fixed else None, patch, strata))
-    return out
-
+from reviewer.testing.agreement import index_resampled_weights, synthetic_review
 
 def median_time(fn, repeat: int) -> tuple[float, object]:
     times, result = [], None
@@ -69,29 +36,6 @@ def median_time(fn, repeat: int) -> tuple[float, object]:
         result = fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times), result
-
-
-def old_resampled_weights(profiles, n_resamples: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """The bootstrap before issue 14, kept here as the same-run comparison: the item
-    multiplicities of each resample (resamples x items) times a one-hot of every
-    item's patterns (items x patterns). Same draws, same counts."""
-    n = len(profiles[0].inverse)
-    widths = [p.n_patterns for p in profiles]
-    onehot = np.zeros((n, sum(widths)), dtype=np.float32)
-    offset = 0
-    for p, width in zip(profiles, widths):
-        onehot[np.arange(n), offset + p.inverse] = 1.0
-        offset += width
-    out = np.zeros((n_resamples, sum(widths)), dtype=np.float32)
-    step = max(1, min(256, 2**21 // n))
-    with _single_threaded_blas():
-        for start in range(0, n_resamples, step):
-            block = min(step, n_resamples - start)
-            drawn = rng.integers(0, n, size=(block, n))
-            drawn += np.arange(block)[:, None] * n
-            multiplicity = np.bincount(drawn.ravel(), minlength=block * n).reshape(block, n)
-            out[start : start + block] = multiplicity.astype(np.float32) @ onehot
-    return [part.astype(np.float64) for part in np.split(out, np.cumsum(widths)[:-1], axis=1)]
 
 
 def size_label(n: int) -> str:
@@ -135,7 +79,7 @@ def main() -> None:
             lambda: resampled_weights([profiles[x] for x in names], None, b, rng_for(0, "overall")), rep
         )
         t_old_draws, _ = median_time(
-            lambda: old_resampled_weights([profiles[x] for x in names], b, rng_for(0, "overall")), rep
+            lambda: index_resampled_weights([profiles[x] for x in names], None, b, rng_for(0, "overall")), rep
         )
         per_item.append(t_total / n)
         # The whole report, as the Agreement dock and `reviewer agree` compute it: overall,

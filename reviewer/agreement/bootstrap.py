@@ -1,34 +1,39 @@
-"""Bootstrap over items: seeded, reproducible and vectorised.
+"""Bootstrap over items: seeded, reproducible and independent of the number of items.
 
-A resample draws as many items as there are, with replacement. Instead of
-recomputing each coefficient per resample, we count how often each rating
-pattern occurs in each resample -- one bincount of the drawn items' joint
-patterns (their pattern in every variable at once; there are few), times a
-one-hot of what each joint pattern stands for (all variables side by side) --
-and hand those counts to the vectorised coefficients. All variables of one group share the
-same resampled items, as a bootstrap of the whole review should.
+A resample draws as many items as there are, with replacement; all that the
+coefficients need of it is how many times each rating *pattern* was drawn.
+Those counts are multinomial: drawing n items uniformly with replacement and
+counting them by pattern gives Multinomial(n, p) with p the patterns' shares
+of the items -- exactly, not approximately (each draw lands on a pattern
+independently with its share as probability; n independent categorical draws
+counted are the multinomial by definition). So we draw the counts directly
+with ``Generator.multinomial``: the cost grows with the number of patterns
+and resamples, not with the number of items (the draws of item indices it
+replaces cost 4 * 10^8 random numbers for a 100k-item report).
+
+Which counts are drawn jointly: ``resampled_weights`` draws one multinomial
+over the *joint* patterns of the profiles it is given (an item's pattern in
+each of them at once), so the profiles share one resample of the items --
+needed where a figure combines variables (NesTools' mean over perspectives).
+``estimate_group`` draws each variable on its own (see there): every figure
+it reports is one variable's, and a variable's counts have the same
+distribution either way, while the joint patterns of all 17+ variables are
+nearly as many as the items.
+
+Reproducible: the same seed gives the same counts on every machine running
+the same NumPy (its binomial sampler is in C over the same PCG64 stream;
+the tests pin report hashes).
 """
 
 from __future__ import annotations
 
-import contextlib
 import zlib
 from collections.abc import Sequence
 
 import numpy as np
 
-try:  # Listed as a runtime dependency; without it the bootstrap is only slower.
-    from threadpoolctl import threadpool_limits
-except ImportError:  # pragma: no cover
-    threadpool_limits = None
-
 from reviewer.agreement.coefficients import Profile
 
-# Resamples drawn per block, at most BLOCK and at most MAX_DRAWS indices
-# (16 MB of int64) at once. The block depends only on the number of items,
-# so the same seed gives the same draws on every machine.
-BLOCK = 256
-MAX_DRAWS = 2**21
 CONFIDENCE = 0.95
 
 
@@ -45,18 +50,27 @@ def resampled_weights(
 ) -> list[np.ndarray]:
     """Per profile, the pattern counts of each resample: arrays of shape (n_resamples, patterns).
 
-    ``items`` restricts resampling to those item indices (a breakdown group).
+    One resample of the items is shared by all ``profiles`` (their joint
+    pattern counts are drawn). ``items`` restricts resampling to those item
+    indices (a breakdown group). Each row sums to the number of items.
     """
     inverses = [p.inverse if items is None else p.inverse[items] for p in profiles]
     n = len(inverses[0]) if inverses else 0
     widths = [p.n_patterns for p in profiles]
-    out = np.zeros((n_resamples, sum(widths)), dtype=np.float32)
-    if n and n_resamples:
-        joint, members = joint_patterns(inverses, widths)
-        with _single_threaded_blas():
-            _fill(out, joint, members, n, n_resamples, rng)
-    splits = np.cumsum(widths)[:-1]
-    return [part.astype(np.float64) for part in np.split(out, splits, axis=1)]
+    if not (n and n_resamples):
+        return [np.zeros((n_resamples, w)) for w in widths]
+    if len(profiles) == 1:  # a profile's patterns are already its joint patterns
+        return [_multinomial(np.bincount(inverses[0], minlength=widths[0]), n, n_resamples, rng)]
+    joint, members = joint_patterns(inverses, widths)
+    counts = _multinomial(np.bincount(joint, minlength=len(members)), n, n_resamples, rng)
+    # float64 products of whole counts are exact far beyond any review's size.
+    out = counts @ members.astype(np.float64)
+    return np.split(out, np.cumsum(widths)[:-1], axis=1)
+
+
+def _multinomial(observed: np.ndarray, n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """``n_resamples`` draws of Multinomial(n, observed / n), as float64 (rows sum to n exactly)."""
+    return rng.multinomial(n, observed / n, size=n_resamples).astype(np.float64)
 
 
 def joint_patterns(inverses: Sequence[np.ndarray], widths: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -65,8 +79,7 @@ def joint_patterns(inverses: Sequence[np.ndarray], widths: Sequence[int]) -> tup
     Returns ``(joint, members)``: ``joint[i]`` indexes the joint pattern of item i;
     ``members`` (joint patterns x sum of widths) is the one-hot of the variables'
     patterns each joint pattern stands for. A resample's pattern counts are then
-    its joint-pattern counts times ``members`` -- a review has far fewer joint
-    patterns than items, so counting them is much cheaper than counting items.
+    its joint-pattern counts times ``members``.
     """
     n = len(inverses[0])
     joint = np.zeros(n, dtype=np.int64)
@@ -80,8 +93,6 @@ def joint_patterns(inverses: Sequence[np.ndarray], widths: Sequence[int]) -> tup
         size *= width
     _, first, joint = np.unique(joint, return_index=True, return_inverse=True)
     joint = joint.reshape(-1)
-    if 2 * len(first) > n:  # nearly every item its own pattern (small groups): count items directly
-        first = joint = np.arange(n)
     members = np.zeros((len(first), sum(widths)), dtype=np.float32)
     rows = np.arange(len(first))
     offset = 0
@@ -89,54 +100,6 @@ def joint_patterns(inverses: Sequence[np.ndarray], widths: Sequence[int]) -> tup
         members[rows, offset + inv[first]] = 1.0
         offset += width
     return joint.astype(np.int64), members
-
-
-def _single_threaded_blas():
-    """The products here are small; on a busy 2-core machine a multi-threaded
-    BLAS spends more time waking its threads than multiplying (measured
-    0.15 s single-threaded against 0.4-2 s for the same bootstrap)."""
-    return threadpool_limits(1, user_api="blas") if threadpool_limits else contextlib.nullcontext()
-
-
-def _fill(
-    out: np.ndarray,
-    joint: np.ndarray,
-    members: np.ndarray,
-    n: int,
-    n_resamples: int,
-    rng: np.random.Generator,
-) -> None:
-    """Write each resample's pattern counts into ``out``, one block of resamples at a time.
-
-    The draws (item indices, uniform with replacement) are the same as ever for
-    a seed; each drawn item is mapped to its joint pattern and the joint patterns
-    counted in one bincount per block, so nothing per item is multiplied.
-    """
-    n_joint = len(members)
-    step = max(1, min(BLOCK, MAX_DRAWS // n))
-    # The joint pattern of each item in the narrowest integer type that holds it (the
-    # gather below moves a quarter of int64's bytes), and each resample's row counted
-    # on its own (no offset pass): the same counts, 7% less CPU for the 9 stratum
-    # groups of a 100k review (2.36 s against 2.54 s, median of 2).
-    joint = joint.astype(_narrowest(n_joint))
-    counts = np.empty((step, n_joint), dtype=np.int64)
-    for start in range(0, n_resamples, step):
-        block = min(step, n_resamples - start)
-        # uint32 draws are the very same numbers as the default int64 ones, drawn faster.
-        drawn = rng.integers(0, n, size=(block, n), dtype=np.uint32)
-        keys = np.take(joint, drawn)
-        for row in range(block):
-            counts[row] = np.bincount(keys[row], minlength=n_joint)
-        # float32 counts are exact up to 2**24 items, far beyond a review's size.
-        out[start : start + block] = counts[:block].astype(np.float32) @ members
-
-
-def _narrowest(n_values: int) -> type:
-    """The smallest unsigned integer type holding 0 .. n_values - 1."""
-    for kind in (np.uint8, np.uint16, np.uint32):
-        if n_values <= np.iinfo(kind).max + 1:
-            return kind
-    return np.int64
 
 
 def percentile_interval(values: np.ndarray) -> tuple[float | None, float | None, int]:

@@ -1,78 +1,69 @@
-"""The agreement report gives the very same figures after issue 14's speed work.
+"""The agreement report keeps its figures through issue 14's speed work.
 
-The hashes below are of ``render_json(build_report(...))`` computed by the
-implementation before that work (main at cc3b3e9) on the fixtures built here;
-the bootstrap's counting, the distributions and the breakdowns were rewritten
-for speed since, and must not move a single digit: same draws, same counts,
-same intervals. Fixtures: two annotators with strata, rubric, tags, fixes and
-two perspectives; and three annotators who share only some items (so every
-pair bootstraps its own items).
+Two hashes per fixture (reviewer.testing.agreement.synthetic_review):
+
+- ``figures``: the report with the bootstrap interval fields (low, high,
+  ci_note) left out, as computed by the implementation before that work (main
+  at cc3b3e9). Point estimates, analytic standard errors, breakdowns,
+  distributions, fixes and disagreements must not move a single digit.
+- ``report``: the whole ``render_json`` output of the current implementation,
+  so that the intervals stay reproducible (same seed, same report). It was
+  last re-pinned when the bootstrap began drawing each resample's pattern
+  counts from a multinomial instead of drawing item indices (issue 14): the
+  same distribution (tests/agreement/test_agreement_multinomial.py checks the
+  intervals against index resampling within Monte Carlo error), other draws.
+
+Fixtures: two annotators with strata, rubric, tags, fixes and two
+perspectives; and three annotators who share only some items (so every pair
+bootstraps its own items).
 """
 
 from __future__ import annotations
 
 import hashlib
-import random
+import json
 
 import pytest
 
-from reviewer.agreement import build_report, render_json
-from reviewer.agreement.model import Rating
-
-TAGS = ("missing_field", "wrong_type", "hallucination", "bad_nesting", "unit_error", "wrong_id")
-
-
-def review(n_items: int, seed: int, annotators=("ann", "bob"), share: float = 1.0) -> list[Rating]:
-    """Annotators who agree on most verdicts, with rubric, tags, fixes and four strata.
-
-    Written out here rather than imported from bench/agreement_bench.py (whose
-    generator it follows): the hashes hold only while this exact generator does,
-    and the bench is free to change its own."""
-    rnd = random.Random(seed)
-    out = []
-    for i in range(n_items):
-        strata = {
-            "category": rnd.choice(["EXTRACTIVE", "FILTERING", "AGGREGATION"]),
-            "difficulty": rnd.choice(["Medium", "Hard"]),
-            "domain": rnd.choice(["finance", "sports", "travel", "health"]),
-            "dataset": "bench",
-        }
-        truth = rnd.choices(["pass", "fix", "reject"], [0.7, 0.2, 0.1])[0]
-        for j, who in enumerate(annotators):
-            if j >= 2 and rnd.random() > share:
-                continue
-            verdict = truth if rnd.random() < 0.85 else rnd.choice(["pass", "fix", "reject"])
-            rubric = {
-                "schema_conformance": rnd.random() < 0.9,
-                "content_faithfulness": rnd.random() < 0.9,
-                "cross_field_consistency": rnd.random() < 0.95,
-                "ambiguity": rnd.choice(["low", "low", "medium", "high"]),
-                "difficulty": rnd.choice(["medium", "hard"]),
-            }
-            tags = [t for t in TAGS if rnd.random() < 0.05]
-            fixed = verdict == "fix"
-            patch = [{"op": "replace", "path": f"/f{rnd.randrange(3)}", "value": 1}] if fixed else None
-            out.append(Rating(f"i{i}", who, verdict, rubric, tags, {"f": 1} if fixed else None, patch, strata))
-    return out
-
+from reviewer.agreement import build_report, render_json, report_to_dict
+from reviewer.testing.agreement import TAGS
+from reviewer.testing.agreement import synthetic_review as review
 
 FIXTURES = {
     "two_annotators_3000_items_200_resamples": (
         dict(n_items=3000, seed=7), dict(bootstrap=200, seed=3, perspectives={"call": TAGS[:3], "query": TAGS[3:]}),
-        "7377e0b1e87a966489b0df86a3ddaddb36f0b86e0f0f18a10a7034b42efa5bd0",
+        "c7a403e7373345cb9573852c294afc49608e44161f802bd5406a5b60f8563aa6",
+        "0488f525fcf649a49a05fc705fdf70e6dbda577cc3b3ee42a077fd8a1f1c1cd8",
     ),
     "two_annotators_20000_items_50_resamples": (
-        dict(n_items=20000, seed=7), dict(bootstrap=50, seed=3), "7d9547ac5d3b97cf2da3c5b57b47a96383f2fae28970a0c70dd762136e4ae004",
+        dict(n_items=20000, seed=7), dict(bootstrap=50, seed=3),
+        "265005f966240613eae821d3673fb26b9ba80032ab9dc589604249b0b9881e52",
+        "2a021b593494d4eb61844479de3c0e11a0b02dd0dfb0be5f83cab0123e051834",
     ),
     "three_annotators_sharing_some_items": (
         dict(n_items=2000, seed=11, annotators=("ann", "bob", "cid"), share=0.6), dict(bootstrap=100, seed=5),
-        "b794d20ece68ebb5f046a754e567e407ce4a0c6a9c74989222f586aaacfd8583",
+        "3c3ec896d682fa3e428c11cb1d1e738cc36ff1d2f6db796431388f53feecde20",
+        "1797e1b62ba34091fd4982655d1e6acd2adab8438744a046bc6d26ff79ca0744",
     ),
 }
+INTERVAL_FIELDS = ("low", "high", "ci_note")
+
+
+def without_intervals(value):
+    if isinstance(value, dict):
+        return {k: without_intervals(v) for k, v in value.items() if k not in INTERVAL_FIELDS}
+    if isinstance(value, list):
+        return [without_intervals(v) for v in value]
+    return value
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @pytest.mark.parametrize("name", list(FIXTURES))
 def test_report_is_identical_to_the_previous_implementation(name):
-    review_args, report_args, expected = FIXTURES[name]
-    text = render_json(build_report(review(**review_args), **report_args))
-    assert hashlib.sha256(text.encode()).hexdigest() == expected
+    review_args, report_args, figures, whole = FIXTURES[name]
+    report = build_report(review(**review_args), **report_args)
+    assert sha256(json.dumps(without_intervals(report_to_dict(report)), sort_keys=True)) == figures
+    assert sha256(render_json(report)) == whole
