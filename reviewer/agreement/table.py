@@ -100,6 +100,10 @@ class RatingSet:
     rated: np.ndarray  # (items, annotators) bool: a rating record exists
     tables: dict[str, RatingTable]
     tags: tuple[str, ...]  # every error tag used, sorted
+    # Item row and annotator column of each rating, in the order the ratings came: figures
+    # that list things "in order of first appearance" read that order from here.
+    rating_rows: np.ndarray | None = None
+    rating_cols: np.ndarray | None = None
 
 
 def variable_label(name: str) -> str:
@@ -181,4 +185,4 @@ def build_rating_set(ratings: Sequence[Rating], perspectives: Mapping[str, Colle
 
     ids = tuple(item_index)
     tables = {name: RatingTable(name, cats, ordinal, annotators, ids, codes[name]) for name, cats, ordinal in specs}
-    return RatingSet(ids, annotators, tuple(strata), rated, tables, tags)
+    return RatingSet(ids, annotators, tuple(strata), rated, tables, tags, rows, cols)
