@@ -86,6 +86,7 @@ def validate_ratings(ratings: Iterable[Rating]) -> list[Rating]:
     # ordinary value (an exact str/bool/list, already lower case) and falls
     # back to the full check, with its message, only for anything else.
     verdicts, ambiguity, difficulty = VERDICTS, AMBIGUITY_LEVELS, DIFFICULTY_LEVELS
+    checked = None  # the last strata object checked (the ratings of an item usually share one)
     for i, r in enumerate(out):
         item_id, annotator = r.item_id, r.annotator
         if type(item_id) is not str or not item_id:
@@ -125,14 +126,17 @@ def validate_ratings(ratings: Iterable[Rating]) -> list[Rating]:
         if r.patch is not None:
             _validate_patch(i, r)
         strata = r.strata
+        first = strata_of.setdefault(item_id, strata)
+        if first is strata and checked is strata:
+            continue  # the very object the previous rating carried, checked then
         if not isinstance(strata, dict):
             _fail(i, r, ["strata"], "strata must be an object of strings")
         for name, value in strata.items():
             if value is not None and type(value) is not str and not isinstance(value, str):
                 _fail(i, r, ["strata", name], f"expected a string, got {value!r}")
-        first = strata_of.setdefault(item_id, strata)
         if first is not strata and first != strata:
             _fail(i, r, ["strata"], f"differs from another rating of the same item ({first!r})")
+        checked = strata
     return out
 
 

@@ -42,6 +42,7 @@ def ratings_for(store, dataset_ids: list[int], submissions: str = "first") -> tu
     )
     ratings: list[Rating] = []
     perspectives: dict[str, list[str]] = {}
+    item = None
     with store.engine.connect() as conn:
         for r in conn.execute(stmt):
             if submissions == "first":
@@ -57,13 +58,17 @@ def ratings_for(store, dataset_ids: list[int], submissions: str = "first") -> tu
                     perspectives[perspective] = [tag]
                     if rubric.get(check) is False:
                         tags.append(tag)
-            strata = {"dataset": r.dataset}
-            for key in ("category", "difficulty", "domain"):
-                value = getattr(r, key)
-                if value is not None:
-                    strata[key] = str(value).lower() if key == "difficulty" else str(value)
+            if (r.dataset, r.record_id) != item:
+                # Rows come item by item: the ratings of one item share its id and strata objects,
+                # so validate_ratings checks them once (and the report holds one copy, not one per rating).
+                item = (r.dataset, r.record_id)
+                item_id, strata = f"{r.dataset}/{r.record_id}", {"dataset": r.dataset}
+                for key in ("category", "difficulty", "domain"):
+                    value = getattr(r, key)
+                    if value is not None:
+                        strata[key] = str(value).lower() if key == "difficulty" else str(value)
             ratings.append(Rating(
-                item_id=f"{r.dataset}/{r.record_id}", annotator=r.annotator, verdict=verdict, rubric=rubric,
+                item_id=item_id, annotator=r.annotator, verdict=verdict, rubric=rubric,
                 error_tags=tags, fix=fix, patch=patch, strata=strata,
             ))
     return ratings, perspectives

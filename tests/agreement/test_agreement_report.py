@@ -269,6 +269,7 @@ def test_empty_review_gives_an_empty_report():
         (rating("i1", "b", patch=[{"op": "move", "path": "/a"}]), "$.patch[0].from"),
         (rating("i1", "a"), "a second rating of this item"),
         (rating("i1", "b", strata={"dataset": "other"}), "$.strata"),
+        (rating("i1", "b", strata={"dataset": 3}), "$.strata.dataset"),
     ],
 )
 def test_bad_ratings_are_reported_with_their_place(bad, where):
@@ -276,6 +277,17 @@ def test_bad_ratings_are_reported_with_their_place(bad, where):
         build_report([rating("i1", "a"), bad], bootstrap=0)
     assert "rating 1 (item 'i1'" in str(err.value)
     assert where in str(err.value)
+
+
+def test_strata_shared_by_the_ratings_of_an_item_are_checked_too():
+    # The store hands one strata object to all ratings of an item; validation checks it once.
+    shared = {"dataset": "d", "domain": ["not", "a", "string"]}
+    with pytest.raises(InputError) as err:
+        build_report([rating("i1", "a", strata=shared), rating("i1", "b", strata=shared)], bootstrap=0)
+    assert "rating 0 (item 'i1'" in str(err.value) and "$.strata.domain" in str(err.value)
+    ok = {"dataset": "d"}
+    report = build_report([rating("i1", "a", strata=ok), rating("i1", "b", strata=ok)], bootstrap=0)
+    assert set(report.by_stratum) == {"dataset"}
 
 
 def test_levels_are_case_insensitive():
