@@ -102,12 +102,46 @@ def joint_patterns(inverses: Sequence[np.ndarray], widths: Sequence[int]) -> tup
     return joint.astype(np.int64), members
 
 
+_TAIL = (1.0 - CONFIDENCE) / 2 * 100  # percent
+
+
 def percentile_interval(values: np.ndarray) -> tuple[float | None, float | None, int]:
     """The central CONFIDENCE percentile interval of the finite values, and how many were undefined."""
     finite = values[np.isfinite(values)]
     undefined = len(values) - len(finite)
     if len(finite) < 2:
         return None, None, undefined
-    tail = (1.0 - CONFIDENCE) / 2 * 100
-    low, high = np.percentile(finite, [tail, 100 - tail])
+    low, high = np.percentile(finite, [_TAIL, 100 - _TAIL])
     return float(low), float(high), undefined
+
+
+def percentile_intervals(rows: np.ndarray) -> list[tuple[float | None, float | None, int]]:
+    """``percentile_interval`` of every row of a 2-D array, to the last bit, in one pass.
+
+    A report takes ~1,100 intervals, and np.percentile's per-call overhead was
+    a fifth of a breakdown group's time; its 2-D form (axis=1) rounds some
+    values one unit in the last place differently from the 1-D form the
+    pinned reports were computed with. So rows whose values are all finite
+    (nearly all) are sorted at once and interpolated here exactly as
+    np.percentile's 1-D "linear" method does: virtual index (n - 1) * q,
+    a + (b - a) * g below g = 0.5 and b - (b - a) * (1 - g) from it on
+    (tests/agreement/test_agreement_bootstrap.py compares them bit for bit).
+    Other rows go through ``percentile_interval``.
+    """
+    rows = np.asarray(rows, dtype=np.float64)
+    out: list[tuple[float | None, float | None, int]] = [(None, None, 0)] * len(rows)
+    n = rows.shape[1] if rows.ndim == 2 else 0
+    finite = np.isfinite(rows).all(axis=1) if n >= 2 else np.zeros(len(rows), dtype=bool)
+    for i in np.flatnonzero(~finite):
+        out[i] = percentile_interval(rows[i])
+    if finite.any():
+        ordered = np.sort(rows[finite], axis=1)
+        virtual = (n - 1) * np.true_divide(np.array([_TAIL, 100 - _TAIL]), 100)
+        below = np.floor(virtual).astype(np.intp)
+        gamma = virtual - below
+        a, b = ordered[:, below], ordered[:, np.minimum(below + 1, n - 1)]
+        diff = b - a
+        ends = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+        for i, (low, high) in zip(np.flatnonzero(finite).tolist(), ends.tolist()):
+            out[i] = (low, high, 0)
+    return out

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from reviewer.agreement.analytic import ANALYTIC
-from reviewer.agreement.bootstrap import percentile_interval, resampled_weights
+from reviewer.agreement.bootstrap import percentile_intervals, resampled_weights
 from reviewer.agreement.coefficients import (
     Coefficient,
     Profile,
@@ -86,14 +86,16 @@ def estimate_group(
         w = prof.item_weights(items)
         n_items = int(pairable_items(prof, w))
         stats = out[name] = {}
+        defined = []  # (estimate, its resampled values or None)
         for coef, fn in coefficients_for(table, is_error_variable(name)).items():
             value = float(fn(prof, w))
             if not math.isfinite(value):
                 reason = undefined_reason(coef, prof, w, table.categories)
                 stats[coef] = Estimate(None, n_items, reason, ci_note=NO_INTERVAL)
                 continue
-            est = _with_analytic(Estimate(value, n_items), coef, prof, w)
-            stats[coef] = _with_interval(est, None if boot_w is None else fn(prof, boot_w))
+            stats[coef] = est = _with_analytic(Estimate(value, n_items), coef, prof, w)
+            defined.append((est, None if boot_w is None else fn(prof, boot_w)))
+        _with_intervals(defined)
     return out
 
 
@@ -106,17 +108,21 @@ def _with_analytic(est: Estimate, coef: str, prof: Profile, w: np.ndarray) -> Es
     return est
 
 
-def _with_interval(est: Estimate, resampled: np.ndarray | None) -> Estimate:
-    """Attach the percentile interval of the resampled values (None: no bootstrap ran)."""
-    if resampled is None:
-        est.ci_note = "no bootstrap"
-        return est
-    est.low, est.high, undefined = percentile_interval(resampled)
-    if est.low is None:
-        est.ci_note = f"no interval: only {len(resampled) - undefined} of {len(resampled)} resamples defined"
-    elif undefined:
-        est.ci_note = f"{undefined} of {len(resampled)} resamples undefined and left out"
-    return est
+def _with_intervals(pairs: list[tuple[Estimate, np.ndarray | None]]) -> None:
+    """Attach to each estimate the percentile interval of its resampled values (None: no bootstrap ran).
+
+    The percentiles of all of them are taken in one pass (``percentile_intervals``)."""
+    drawn = [(est, resampled) for est, resampled in pairs if resampled is not None]
+    intervals = percentile_intervals(np.stack([r for _, r in drawn])) if drawn else []
+    for est, resampled in pairs:
+        if resampled is None:
+            est.ci_note = "no bootstrap"
+    for (est, resampled), (low, high, undefined) in zip(drawn, intervals):
+        est.low, est.high = low, high
+        if est.low is None:
+            est.ci_note = f"no interval: only {len(resampled) - undefined} of {len(resampled)} resamples defined"
+        elif undefined:
+            est.ci_note = f"{undefined} of {len(resampled)} resamples undefined and left out"
 
 
 def estimate_mean(
@@ -140,4 +146,6 @@ def estimate_mean(
     if n_resamples and rng is not None:
         boot = resampled_weights(profiles, None, n_resamples, rng)
         means = np.mean([fn(p, w) for p, w in zip(profiles, boot)], axis=0)
-    return _with_interval(Estimate(sum(values) / len(values), n_items), means)
+    est = Estimate(sum(values) / len(values), n_items)
+    _with_intervals([(est, means)])
+    return est
