@@ -1,1 +1,2 @@
-"""Test doubles and real-server helpers for reruns (used by tests/ and bench/, never by the app)."""
+"""Test doubles and real-server helpers for reruns, and synthetic reviews for the agreement
+statistics (used by tests/ and bench/, never by the app)."""
