@@ -17,7 +17,7 @@ each of them at once), so the profiles share one resample of the items --
 needed where a figure combines variables (NesTools' mean over perspectives).
 ``estimate_group`` draws each variable on its own (see there): every figure
 it reports is one variable's, and a variable's counts have the same
-distribution either way, while the joint patterns of all 17+ variables are
+distribution either way, while the joint patterns of a review's 13 or more variables are
 nearly as many as the items.
 
 Reproducible: the same seed gives the same counts on every machine running
