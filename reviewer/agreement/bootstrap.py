@@ -21,8 +21,11 @@ distribution either way, while the joint patterns of a review's 13 or more varia
 nearly as many as the items.
 
 Reproducible: the same seed gives the same counts on every machine running
-the same NumPy (its binomial sampler is in C over the same PCG64 stream;
-the tests pin report hashes).
+the same NumPy version (Generator.multinomial is C code over the PCG64
+stream). One caveat the old integer draws did not have: its binomial
+sampler uses the C library's exp and log, so a platform whose libm rounds
+differently could in principle change a draw; the report hashes pinned in
+tests/agreement/test_agreement_same_results.py would show it.
 """
 
 from __future__ import annotations
