@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 import time
 import uuid
@@ -24,33 +25,17 @@ from pathlib import Path
 
 from sqlalchemy import select, text
 
-from reviewer.store import Store
-from reviewer.store.browse import ordered_ids, rows_by_ids
-from reviewer.store.bulk import insert_many
-from reviewer.store.models import Dataset, Item, utcnow
-from reviewer.store.queries import SORTABLE, ItemQuery
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/
+
+from reviewer.store import Store  # noqa: E402
+from reviewer.store.browse import ordered_ids, rows_by_ids  # noqa: E402
+from reviewer.store.models import Item  # noqa: E402
+from reviewer.store.queries import SORTABLE, ItemQuery  # noqa: E402
+from tools.big_dataset import fill  # noqa: E402
 
 SCREEN = 50
 SORTS = ("position", "category", "difficulty", "depth", "kind", "domain", "record_id")
 TARGET = 0.100
-
-
-def fill(store: Store, n: int) -> int:
-    item_t, dataset_t = Item.__table__, Dataset.__table__
-    with store.engine.begin() as conn:
-        ds = conn.execute(dataset_t.insert().values(
-            name=f"bench{n}", format="nestools", kind="k", source="s", meta={}, created_at=utcnow()
-        )).inserted_primary_key[0]
-        for start in range(0, n, 5000):
-            insert_many(conn, item_t, [{
-                "dataset_id": ds, "record_id": f"r{(i * 7919) % n:07d}", "position": i, "kind": "call_chain",
-                "question": f"question {i}", "gold": {"a": i}, "original_gold": {"a": i}, "raw": {"a": i},
-                "payload": None, "context_hash": None, "schema_hash": None,
-                "category": ("EXTRACTIVE", "FILTERING", "AGGREGATION")[i % 3], "difficulty": ("Medium", "Hard")[i % 2],
-                "depth": i % 5, "domain": f"d{i % 17}", "source_file": "f", "source_line": i, "gold_edited": False,
-                "version": 1,
-            } for i in range(start, min(n, start + 5000))])
-    return ds
 
 
 class MixedDescendingQuery(ItemQuery):
