@@ -19,7 +19,6 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
 from array import array
 from pathlib import Path
 
@@ -31,7 +30,7 @@ from reviewer.store import Store  # noqa: E402
 from reviewer.store.browse import ordered_ids, rows_by_ids  # noqa: E402
 from reviewer.store.models import Item  # noqa: E402
 from reviewer.store.queries import SORTABLE, ItemQuery  # noqa: E402
-from tools.big_dataset import fill  # noqa: E402
+from tools.big_dataset import fill, pg_schema  # noqa: E402
 
 SCREEN = 50
 SORTS = ("position", "category", "difficulty", "depth", "kind", "domain", "record_id")
@@ -124,23 +123,9 @@ def main() -> None:
         for n in sizes:
             run("sqlite", str(Path(tmp) / f"b{n}.sqlite3"), [n], args.repeat)
     if args.pg:
-        import psycopg
-
-        schema = f"bench_browse_{uuid.uuid4().hex[:8]}"
-        plain = args.pg.replace("postgresql+psycopg://", "postgresql://")
-        with psycopg.connect(plain, autocommit=True) as conn:
-            conn.execute(f"create schema {schema}")
-        try:
-            sep = "&" if "?" in plain else "?"
-            for n in sizes:
-                with psycopg.connect(plain, autocommit=True) as conn:
-                    conn.execute(f"drop schema {schema} cascade")
-                    conn.execute(f"create schema {schema}")
-                run("postgres", f"{plain}{sep}options=-csearch_path%3D{schema}", [n], args.repeat)
-        finally:
-            with psycopg.connect(plain, autocommit=True) as conn:
-                conn.execute(f"drop schema {schema} cascade")
-
+        for n in sizes:  # a fresh schema each: the sizes do not share tables
+            with pg_schema(args.pg, "bench_browse") as url:
+                run("postgres", url, [n], args.repeat)
 
 if __name__ == "__main__":
     main()

@@ -8,6 +8,9 @@ every sortable column has a real order to sort by.
 
 from __future__ import annotations
 
+import uuid
+from contextlib import contextmanager
+
 from reviewer.store.bulk import insert_many
 from reviewer.store.models import Dataset, Item, utcnow
 
@@ -51,3 +54,21 @@ def add_scored_run(store, dataset_id: int, name: str = "scored") -> int:
                           "select id, 's', 'faithful', (item_id * 37 % 101) / 100.0, false, :now "
                           "from output where run_id = :run"), {"run": run, "now": now})
     return run
+
+
+@contextmanager
+def pg_schema(url: str, prefix: str = "bench"):
+    """A fresh PostgreSQL schema for a benchmark: yields ``url`` with its search_path set
+    to the schema, and drops the schema (and all in it) afterwards."""
+    import psycopg
+
+    schema = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    plain = url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute(f"create schema {schema}")
+    try:
+        sep = "&" if "?" in plain else "?"
+        yield f"{plain}{sep}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(plain, autocommit=True) as conn:
+            conn.execute(f"drop schema {schema} cascade")
