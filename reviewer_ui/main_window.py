@@ -114,6 +114,7 @@ class MainWindow(QMainWindow):
         self._when_shown = None  # run once the newest query's rows are shown (select the first row, ...)
         self._reselect_id = None  # an item to select again once its row is known
         self._row_waiting = -1  # the current row, whose item id is still being read
+        self._shown_query = None  # the query the table shows (a new one starts at the top)
         self.model.query_changed.connect(self._query_shown)
         self.model.dataChanged.connect(self._rows_arrived)
         self.model.ids_loaded.connect(self._rows_arrived)
@@ -366,6 +367,13 @@ class MainWindow(QMainWindow):
             self.table.selectionModel().blockSignals(False)
 
     def _query_shown(self, _count: int) -> None:
+        # A model reset keeps the scroll position: a sort or a filter shown at row 50,000 of
+        # the old order would show the middle of the new one (and read that deep page first).
+        # The same query read again (another process wrote) keeps its place.
+        query = self.model.query()
+        if query != self._shown_query:
+            self.table.scrollToTop()
+        self._shown_query = query
         then, self._when_shown = self._when_shown, None
         if then is not None:
             then()

@@ -226,3 +226,21 @@ def test_a_query_the_database_refuses_shows_an_empty_table_and_says_why(qtbot, b
         model.set_query(ItemQuery(dataset_id=big_store.big, review="no such state"))
     assert "no such state" in failed.args[0]
     assert not model.loading() and model.rowCount() == 0  # not the old rows under the new filter
+
+
+def test_a_sort_shows_the_top_of_the_new_order_wherever_the_table_was_scrolled(qtbot, big_store, tmp_path):
+    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    settings.setValue("dataset", "big")
+    window = MainWindow(big_store, settings)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    try:
+        qtbot.waitUntil(lambda: window.model.rowCount() == BIG and screen_filled(window.table), timeout=15000)
+        window.table.verticalScrollBar().setValue(50_000)
+        qtbot.waitUntil(lambda: screen_filled(window.table), timeout=15000)
+        window.table.sortByColumn(COL["ID"], Qt.SortOrder.DescendingOrder)
+        qtbot.waitUntil(lambda: not window.model.loading() and screen_filled(window.table), timeout=15000)
+        assert window.table.rowAt(0) == 0 and record_ids(window.model, [0]) == ["r0099999"]
+    finally:
+        window.runner.shutdown(5000)
