@@ -16,8 +16,9 @@ thread (the project's rule: widgets never touch the database):
   and asks for the page; the pages asked for during one repaint are read by one
   job after it (the most recent few: fast scrolling skips the pages flown past),
   then their neighbours are prefetched, so Down / PageDown / J rarely meet a
-  placeholder. At most one page read is in flight: a read that lands starts the
-  next with what is wanted by then, and no worker reads a page nobody looks at.
+  placeholder. One page read is in flight at a time: a read that lands starts the
+  next with what is wanted by then; a read that does not bring what the screen now
+  wants (a prefetch, pages scrolled past) is cancelled and stops after its page.
 - ``refresh`` (after an edit) keeps the rows shown and reads their pages again
   in the background; they change in place when the read lands (dataChanged).
 
@@ -113,6 +114,7 @@ class ItemTableModel(QAbstractTableModel):
         self._stale: set[int] = set()  # pages shown but read before the last refresh()
         self._wanted: OrderedDict[int, None] = OrderedDict()  # pages data() asked for, newest last
         self._around: list[int] = []  # pages the last read brought for the screen: prefetch their neighbours
+        self._reading: set[int] = set()  # the pages the read in flight brings
         self._states: dict[int, browse.ReviewState] = {}
         self._viewer: tuple[str | None, bool] = (None, False)
         self._scores: dict[int, float | None] | None = None
@@ -306,15 +308,17 @@ class ItemTableModel(QAbstractTableModel):
 
     def _read_pages(self) -> None:
         """Start one job reading the pages wanted since the last read (else the
-        neighbours of the last ones read), unless a read is in flight: it calls
-        this again when it is done."""
+        neighbours of the last ones read). A read in flight that brings every wanted
+        page is waited for (its end calls this again); one that does not (a prefetch,
+        or pages scrolled past) is cancelled: it stops after its current page."""
         if self.runner is None or self._shown is None or self.loading():
             return
         job = self.runner.job(PAGES_KEY)
-        if job is not None and job.running and not job.ctx.cancelled:
-            return
+        busy = job is not None and job.running and not job.ctx.cancelled
         wanted = [s for s in reversed(self._wanted) if s not in self._pages or s in self._stale][:VISIBLE_PAGES]
         self._wanted.clear()
+        if busy and all(s in self._reading for s in wanted):
+            return
         if wanted:
             self._around = wanted
         else:  # the screen is in: the pages before and after it, for the next keys
@@ -325,6 +329,7 @@ class ItemTableModel(QAbstractTableModel):
             self._around = []
             if not wanted:
                 return
+        self._reading = set(wanted)
         job = self.runner.start(PAGES_KEY, item_pages.pages, self.store, self._shown, wanted, self.page_size,
                                 self._ids, self._viewer, on_result=self._pages_landed, on_error=self._failed)
         job.done.connect(self._read_timer.start)

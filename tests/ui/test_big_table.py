@@ -113,6 +113,13 @@ def _shot(window, name: str) -> None:
         shot(window, name)
 
 
+def _close(qtbot, window) -> None:
+    """Let the window's pending work land (a save refreshes the review queue 400 ms later),
+    then close it: nothing may reach the store after the test drops its database."""
+    qtbot.waitUntil(lambda: window.runner.active == 0 and not window.review._queue_timer.isActive(), timeout=15000)
+    window.close()
+
+
 def _shown_item(window):
     b = window.item_view.bundle
     return b.detail.id if b else None
@@ -215,7 +222,7 @@ def test_browsing_a_100k_table_by_keyboard_runs_no_sql_on_the_gui_thread(qtbot, 
         assert sql.gui == [], f"SQL on the GUI thread while browsing: {sql.gui}"
         assert any("annotation" in s for s in sql.worker)
     finally:
-        window.runner.shutdown(5000)
+        _close(qtbot, window)
 
 
 def test_a_query_the_database_refuses_shows_an_empty_table_and_says_why(qtbot, big_store, runner):
@@ -243,4 +250,4 @@ def test_a_sort_shows_the_top_of_the_new_order_wherever_the_table_was_scrolled(q
         qtbot.waitUntil(lambda: not window.model.loading() and screen_filled(window.table), timeout=15000)
         assert window.table.rowAt(0) == 0 and record_ids(window.model, [0]) == ["r0099999"]
     finally:
-        window.runner.shutdown(5000)
+        _close(qtbot, window)
