@@ -16,41 +16,25 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import tempfile
 import time
-import uuid
 from array import array
 from pathlib import Path
 
 from sqlalchemy import select, text
 
-from reviewer.store import Store
-from reviewer.store.browse import ordered_ids, rows_by_ids
-from reviewer.store.bulk import insert_many
-from reviewer.store.models import Dataset, Item, utcnow
-from reviewer.store.queries import SORTABLE, ItemQuery
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tools/
+
+from reviewer.store import Store  # noqa: E402
+from reviewer.store.browse import ordered_ids, rows_by_ids  # noqa: E402
+from reviewer.store.models import Item  # noqa: E402
+from reviewer.store.queries import SORTABLE, ItemQuery  # noqa: E402
+from tools.big_dataset import fill, pg_schema  # noqa: E402
 
 SCREEN = 50
 SORTS = ("position", "category", "difficulty", "depth", "kind", "domain", "record_id")
 TARGET = 0.100
-
-
-def fill(store: Store, n: int) -> int:
-    item_t, dataset_t = Item.__table__, Dataset.__table__
-    with store.engine.begin() as conn:
-        ds = conn.execute(dataset_t.insert().values(
-            name=f"bench{n}", format="nestools", kind="k", source="s", meta={}, created_at=utcnow()
-        )).inserted_primary_key[0]
-        for start in range(0, n, 5000):
-            insert_many(conn, item_t, [{
-                "dataset_id": ds, "record_id": f"r{(i * 7919) % n:07d}", "position": i, "kind": "call_chain",
-                "question": f"question {i}", "gold": {"a": i}, "original_gold": {"a": i}, "raw": {"a": i},
-                "payload": None, "context_hash": None, "schema_hash": None,
-                "category": ("EXTRACTIVE", "FILTERING", "AGGREGATION")[i % 3], "difficulty": ("Medium", "Hard")[i % 2],
-                "depth": i % 5, "domain": f"d{i % 17}", "source_file": "f", "source_line": i, "gold_edited": False,
-                "version": 1,
-            } for i in range(start, min(n, start + 5000))])
-    return ds
 
 
 class MixedDescendingQuery(ItemQuery):
@@ -139,23 +123,9 @@ def main() -> None:
         for n in sizes:
             run("sqlite", str(Path(tmp) / f"b{n}.sqlite3"), [n], args.repeat)
     if args.pg:
-        import psycopg
-
-        schema = f"bench_browse_{uuid.uuid4().hex[:8]}"
-        plain = args.pg.replace("postgresql+psycopg://", "postgresql://")
-        with psycopg.connect(plain, autocommit=True) as conn:
-            conn.execute(f"create schema {schema}")
-        try:
-            sep = "&" if "?" in plain else "?"
-            for n in sizes:
-                with psycopg.connect(plain, autocommit=True) as conn:
-                    conn.execute(f"drop schema {schema} cascade")
-                    conn.execute(f"create schema {schema}")
-                run("postgres", f"{plain}{sep}options=-csearch_path%3D{schema}", [n], args.repeat)
-        finally:
-            with psycopg.connect(plain, autocommit=True) as conn:
-                conn.execute(f"drop schema {schema} cascade")
-
+        for n in sizes:  # a fresh schema each: the sizes do not share tables
+            with pg_schema(args.pg, "bench_browse") as url:
+                run("postgres", url, [n], args.repeat)
 
 if __name__ == "__main__":
     main()

@@ -334,64 +334,12 @@ def bench_diff(app, runner, doc: dict, repeat: int) -> None:
 
 
 def bench_table(app) -> None:
-    from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QTableView
-
-    from reviewer.formats.base import DatasetRecord, ItemRecord, ParsedDataset
-    from reviewer.jobs import silent
-    from reviewer.store import Store
-    from reviewer.store.importing import import_dataset
-    from reviewer.store.queries import ItemQuery
-    from reviewer_ui.models.item_table import COL, ItemTableModel
+    """The 100k-item table on SQLite (bench/table_bench.py; its --pg adds PostgreSQL)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import table_bench
 
     with tempfile.TemporaryDirectory() as tmp:
-        store = Store(str(Path(tmp) / "table.sqlite3"))
-        items = (ItemRecord(record_id=f"q{i}", kind="tool_qa", gold="A", raw={}, question=f"Question {i}?",
-                            category=("EXTRACTIVE", "FILTERING", "AGGREGATION")[i % 3], depth=i % 5)
-                 for i in range(100_000))
-        ds = import_dataset(store.engine, ParsedDataset(DatasetRecord("t", "t", "tool_qa", "t"), items), silent())
-        from reviewer_ui.runtime.jobs import JobRunner
-
-        runner = JobRunner(QThreadPool())
-        model = ItemTableModel(store, runner=runner)
-        table = QTableView()
-        table.setModel(model)
-        table.verticalHeader().setDefaultSectionSize(22)
-        table.resize(900, 700)
-        table.show()
-        app.processEvents()
-        t0 = time.perf_counter()
-        model.set_query(ItemQuery(dataset_id=ds.dataset_id))
-        table.viewport().repaint()
-        fig("table_first_screen", (time.perf_counter() - t0) * 1000, "ms")
-        spin_until(app, lambda: model._ids is not None)
-        fig("table_id_list_loaded", (time.perf_counter() - t0) * 1000, "ms")
-        bar = table.verticalScrollBar()
-
-        def frames(values):
-            times = []
-            for value in values:
-                t = time.perf_counter()
-                bar.setValue(value)
-                table.viewport().repaint()
-                times.append((time.perf_counter() - t) * 1000)
-            return statistics.mean(times), max(times)
-
-        # Wheel scrolling: 3 rows a step from the middle (a new page every ~65 steps).
-        mean, worst = frames(range(50_000, 50_000 + 3 * 300, 3))
-        fig("table_wheel_frame_mean", mean, "ms")
-        fig("table_wheel_frame_max", worst, "ms", STALL_BUDGET_MS)
-        # Dragging the thumb: every frame lands on a page not fetched yet (worst case).
-        mean, worst = frames(range(0, bar.maximum(), max(1, bar.maximum() // 300)))
-        fig("table_drag_frame_mean", mean, "ms")
-        fig("table_drag_frame_max", worst, "ms", STALL_BUDGET_MS)
-        fig("table_pages_fetched", model.pages_fetched, "pages")
-        t = time.perf_counter()
-        model.sort(COL["Depth"], Qt.SortOrder.DescendingOrder)  # a new SQL query
-        table.viewport().repaint()
-        fig("table_sort_first_screen", (time.perf_counter() - t) * 1000, "ms")
-        runner.shutdown(10000)
-        store.close()
+        table_bench.run(app, "sqlite", str(Path(tmp) / "table.sqlite3"), 100_000, 3)
 
 
 def main() -> int:

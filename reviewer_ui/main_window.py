@@ -110,6 +110,14 @@ class MainWindow(QMainWindow):
         self.filters.score_mode_changed.connect(lambda _mode: self.load_scores())
         self.model = ItemTableModel(store, runner=self.runner, parent=self)
         self.model.query_changed.connect(self._on_count)
+        # The model reads its rows on the job runner: what waits for them runs when they land.
+        self._when_shown = None  # run once the newest query's rows are shown (select the first row, ...)
+        self._reselect_id = None  # an item to select again once its row is known
+        self._row_waiting = -1  # the current row, whose item id is still being read
+        self._shown_query = None  # the query the table shows (a new one starts at the top)
+        self.model.query_changed.connect(self._query_shown)
+        self.model.dataChanged.connect(self._rows_arrived)
+        self.model.ids_loaded.connect(self._rows_arrived)
         self.model.load_failed.connect(lambda msg: self.statusBar().showMessage(f"database error: {msg}", 8000))
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -334,9 +342,8 @@ class MainWindow(QMainWindow):
         self.dataset_box.setCurrentIndex(self.dataset_box.findData(current.id))
         self.dataset_box.blockSignals(False)
         if fresh.items != current.items:  # rows added: reload them, keeping the selected item
-            item_id = self.model.item_id(self.current_row()) if self.current_row() >= 0 else None
+            self._reselect_id = self.model.item_id(self.current_row()) if self.current_row() >= 0 else None
             self.model.set_query(self.model.query())
-            self._reselect(item_id)
         else:
             self.model.refresh()  # review states and gold marks
         self.refresh_runs(keep_selection=want_run is None)
@@ -344,15 +351,51 @@ class MainWindow(QMainWindow):
         if fresh.runs != current.runs:
             self.item_view.reload()  # the shown item's outputs come from the runs
 
-    def _reselect(self, item_id: int | None) -> None:
-        if item_id is None:
+    def _reselect(self) -> None:
+        """Select ``_reselect_id`` again (without reloading the item view) once the
+        model knows its row; given up when the model knows every row and not it."""
+        item_id = self._reselect_id
+        if item_id is None or self.model.loading():
             return
-        for row in range(min(self.model.rowCount(), 2000)):
-            if self.model.item_id(row) == item_id:
-                self.table.selectionModel().blockSignals(True)
-                self.select_row(row)
-                self.table.selectionModel().blockSignals(False)
-                return
+        row = self.model.row_of(item_id)
+        if row is None and not self.model.ids_known():
+            return  # the id list is on its way (ids_loaded calls again)
+        self._reselect_id = None
+        if row is not None:
+            self.table.selectionModel().blockSignals(True)
+            self.select_row(row)
+            self.table.selectionModel().blockSignals(False)
+
+    def _query_shown(self, _count: int) -> None:
+        # A model reset keeps the scroll position: a sort or a filter shown at row 50,000 of
+        # the old order would show the middle of the new one (and read that deep page first).
+        # The same query read again (another process wrote) keeps its place.
+        query = self.model.query()
+        if query != self._shown_query:
+            self.table.scrollToTop()
+        self._shown_query = query
+        then, self._when_shown = self._when_shown, None
+        if then is not None:
+            then()
+        self._reselect()
+
+    def _rows_arrived(self, *_args) -> None:
+        """Rows came in: the item of a current row that waited for its page, an item to reselect."""
+        if self._reselect_id is not None:
+            self._reselect()
+        row = self._row_waiting
+        if row >= 0 and row == self.current_row():
+            item_id = self.model.item_id(row)
+            if item_id is not None:
+                self._row_waiting = -1
+                self.item_view.show_item(item_id)
+
+    def _select_first(self) -> None:
+        """After a new dataset or new filters are shown: their first row, if none is current."""
+        if not self.model.rowCount():
+            self.item_view.show_item(None)
+        elif not self.table.currentIndex().isValid():
+            self.select_row(0)
 
     def refresh_runs(self, keep_selection: bool = True) -> None:
         """Reload the current dataset's runs into the run picker (after a rerun or an import)."""
@@ -419,6 +462,7 @@ class MainWindow(QMainWindow):
             return
         self.settings.setValue("dataset", ds.name)
         self.filters.clear_only(emit=False)  # item ids of another dataset
+        self._when_shown = self._select_first
         self._set_query(self.filters.apply(ItemQuery(dataset_id=ds.id)))
         self.runner.start("dataset", _dataset_state, self.store, ds.id, on_result=self._set_dataset_state,
                           on_error=self._job_error)
@@ -429,6 +473,7 @@ class MainWindow(QMainWindow):
         before = self.filters.state()
         self.filters.set_facets(facets)
         if self.filters.state() != before:  # a choice this dataset lacks fell back to "Any"
+            self._when_shown = self._select_first
             self.model.set_query(self.filters.apply(ItemQuery(dataset_id=self.current_dataset().id)))
         # Columns this dataset leaves empty only take room.
         for column, values in (("Kind", facets.kinds[1:]), ("Category", facets.categories),
@@ -447,7 +492,7 @@ class MainWindow(QMainWindow):
         self.run_box.setCurrentIndex(names.index(wanted) + 1 if wanted in names else (1 if runs else 0))
         self.run_box.blockSignals(False)
         self._on_run(self.run_box.currentIndex())
-        if self.model.rowCount() and not self.table.currentIndex().isValid():
+        if not self.model.loading() and self.model.rowCount() and not self.table.currentIndex().isValid():
             self.select_row(0)
 
     def current_run_id(self) -> int | None:
@@ -480,11 +525,8 @@ class MainWindow(QMainWindow):
         ds = self.current_dataset()
         if ds is None:
             return
+        self._when_shown = self._select_first  # the filtered rows start at their first
         self._set_query(self.filters.apply(self.model.query() or ItemQuery(dataset_id=ds.id)))
-        if self.model.rowCount():
-            self.select_row(0)
-        else:
-            self.item_view.show_item(None)
 
     def show_only_items(self, label: str, item_ids: list[int]) -> None:
         """Narrow the item table to exactly ``item_ids`` (e.g. the release panel's
@@ -572,7 +614,17 @@ class MainWindow(QMainWindow):
             self.select_row(row)
 
     def _on_row(self, current, _previous) -> None:
-        self.item_view.show_item(self.model.item_id(current.row()) if current.isValid() else None)
+        if not current.isValid():
+            self._row_waiting = -1
+            self.item_view.show_item(None)
+            return
+        item_id = self.model.item_id(current.row())  # never a read here: None while its page is read
+        if item_id is None:
+            self._row_waiting = current.row()  # shown when the page lands (_rows_arrived)
+            self.item_view.state.setText("loading…")
+            return
+        self._row_waiting = -1
+        self.item_view.show_item(item_id)
 
     def _set_narrow_list(self, on: bool) -> None:
         self.narrow_list.set_enabled(on)

@@ -67,3 +67,12 @@ def open_dataset(qtbot, window, kind: str):
         lambda: window.item_view.bundle is not None and window.item_view.bundle.detail.kind == kind, timeout=5000
     )
     return window.item_view.current_layout()
+
+
+def rows_shown(qtbot, window, timeout: int = 5000):
+    """Wait until the table shows the newest query's rows, all of them read (the model reads
+    on the job runner: a filter or a sort lands a moment later); return the model."""
+    model = window.model
+    qtbot.waitUntil(lambda: not model.loading() and all(
+        model.is_loaded(r) for r in range(0, model.rowCount(), model.page_size)), timeout=timeout)
+    return model

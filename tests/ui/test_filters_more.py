@@ -13,7 +13,7 @@ from reviewer.review.rubric import Draft
 from reviewer.samples import ensure_samples
 from reviewer.scoring.job import score_run
 from reviewer.store import ItemQuery
-from tests.ui.conftest import shown_main_window
+from tests.ui.conftest import rows_shown, shown_main_window
 from reviewer_ui.models.item_table import COL
 
 SELECTION = "sample-tool-selection"  # 32 items, runs careful-nlt (3 fail) and hasty-nlt (10 fail)
@@ -67,12 +67,18 @@ def _open(qtbot, win, name: str, run: str | None = None):
     return win.current_dataset(), win.current_run_id()
 
 
-def _shown_ids(win) -> list[int]:
-    return [win.model.item_id(r) for r in range(win.model.rowCount())]
+def _shown_ids(qtbot, win) -> list[int]:
+    model = rows_shown(qtbot, win)
+    return [model.item_id(r) for r in range(model.rowCount())]
 
 
-def _score_cells(win) -> list[str]:
-    return [win.model.index(r, COL["Score"]).data() for r in range(win.model.rowCount())]
+def _score_cells(qtbot, win) -> list[str]:
+    model = rows_shown(qtbot, win)
+    return [model.index(r, COL["Score"]).data() for r in range(model.rowCount())]
+
+
+def _row_count(qtbot, win) -> int:
+    return rows_shown(qtbot, win).rowCount()
 
 
 def _run_id(store, dataset: str, run: str) -> int:
@@ -84,15 +90,15 @@ def test_review_state_filter_shows_items_at_that_stage(qtbot, win, sample_store)
     box = win.filters.review
     for label, state in (("In review", "in_review"), ("Settled", "settled"), ("Disagreement", "disagreement")):
         box.setCurrentText(label)
-        assert _shown_ids(win) == [sample_store.annotated[state]], label
+        assert _shown_ids(qtbot, win) == [sample_store.annotated[state]], label
         wanted = sample_store.annotated[state]
         qtbot.waitUntil(lambda wanted=wanted: win.item_view.bundle is not None
                         and win.item_view.bundle.detail.id == wanted, timeout=5000)
     box.setCurrentText("Not annotated")
-    assert win.model.rowCount() == 29 and not set(_shown_ids(win)) & set(sample_store.annotated.values())
+    assert _row_count(qtbot, win) == 29 and not set(_shown_ids(qtbot, win)) & set(sample_store.annotated.values())
     assert "29 of 32 items" in win.count_label.text()
     box.setCurrentText("Any")
-    assert win.model.rowCount() == 32
+    assert _row_count(qtbot, win) == 32
 
 
 def test_score_range_uses_the_selected_run_and_is_off_without_one(qtbot, win, sample_store):
@@ -104,19 +110,19 @@ def test_score_range_uses_the_selected_run_and_is_off_without_one(qtbot, win, sa
     f.score_range.setChecked(True)
     failing = {i for i, v in scores.items() if v <= 0.5}
     assert len(failing) == 10
-    assert set(_shown_ids(win)) == failing
-    assert set(_score_cells(win)) == {"0"}  # the Score column shows the same run
+    assert set(_shown_ids(qtbot, win)) == failing
+    assert set(_score_cells(qtbot, win)) == {"0"}  # the Score column shows the same run
     with qtbot.waitSignal(win.model.query_changed, timeout=3000):  # bounds are debounced while typed
         f.score_min.setValue(0.5)
         f.score_max.setValue(1.0)
-    assert set(_shown_ids(win)) == set(scores) - failing
+    assert set(_shown_ids(qtbot, win)) == set(scores) - failing
     # Another run: the same range now reads that run's scores.
     other = _run_id(sample_store, SELECTION, "careful-nlt")
     win.run_box.setCurrentIndex(win.run_box.findData(other))
-    qtbot.waitUntil(lambda: win.model.rowCount() == 29, timeout=5000)
+    qtbot.waitUntil(lambda: not win.model.loading() and win.model.rowCount() == 29, timeout=5000)
     # No run: the range cannot apply, so it is disabled and ignored.
     win.run_box.setCurrentIndex(0)
-    qtbot.waitUntil(lambda: win.model.rowCount() == 32, timeout=5000)
+    qtbot.waitUntil(lambda: not win.model.loading() and win.model.rowCount() == 32, timeout=5000)
     assert not f.score_range.isEnabled() and f.score_range.isChecked()
     assert win.model.query().score_min is None and "pick a run" in f.score_note.text()
 
@@ -130,11 +136,11 @@ def test_runs_disagree_lists_other_runs_and_keeps_items_whose_verdicts_differ(qt
     differ = {i for i in a if (a[i] == 1.0) != (b[i] == 1.0)}
     assert differ and len(differ) < 32
     box.setCurrentIndex(1)
-    assert set(_shown_ids(win)) == differ
+    assert set(_shown_ids(qtbot, win)) == differ
     assert win.model.query().runs_disagree == (careful, hasty)
     # Picking the other run in the toolbar: the picker offers the first run instead.
     win.run_box.setCurrentIndex(win.run_box.findData(hasty))
-    qtbot.waitUntil(lambda: win.model.rowCount() == 32, timeout=5000)
+    qtbot.waitUntil(lambda: not win.model.loading() and win.model.rowCount() == 32, timeout=5000)
     assert [box.itemText(i) for i in range(box.count())] == ["(no other run)", "careful-nlt"]
 
 
@@ -151,12 +157,12 @@ def test_categories_can_be_ticked_together(qtbot, win):
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert view.isVisible(), "ticking keeps the list open"
     assert box.checked() == ["AGGREGATION", "FILTERING"] and box.summary() == "2 of 3"
-    assert win.model.rowCount() == 4
+    assert _row_count(qtbot, win) == 4
     assert {win.model.row_at(r).category for r in range(4)} == {"AGGREGATION", "FILTERING"}
     rect = view.visualRect(box.model().index(0, 0))  # "Any" clears and closes
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.waitUntil(lambda: not view.isVisible(), timeout=3000)
-    assert box.checked() == [] and win.model.rowCount() == 6
+    assert box.checked() == [] and _row_count(qtbot, win) == 6
 
 
 def test_saved_filters_restore_every_new_field(qtbot, win, sample_store, settings):
@@ -169,13 +175,13 @@ def test_saved_filters_restore_every_new_field(qtbot, win, sample_store, setting
     f.score_range.setChecked(True)
     f.score_min.setValue(0.25)
     qtbot.waitUntil(lambda: win.model.query().score_min == 0.25, timeout=3000)
-    saved, rows = f.state(), _shown_ids(win)
+    saved, rows = f.state(), _shown_ids(qtbot, win)
     f.save_as("triage")
     f.clear()
     assert f.state()["review"] is None and f.mode() == "faithful" and f.disagree_run_name() is None
-    assert win.model.rowCount() == 32
+    assert _row_count(qtbot, win) == 32
     f.load_saved("triage")
-    assert f.state() == saved and _shown_ids(win) == rows
+    assert f.state() == saved and _shown_ids(qtbot, win) == rows
     assert win.model.query().score_mode == "fixed" and win.model.query().review == "unannotated"
     # A restarted app reads them back from the settings file.
     from reviewer_ui.views.filter_bar import FilterBar
@@ -193,7 +199,7 @@ def test_filters_saved_before_multi_select_still_load(qtbot, win, settings):
     settings.setValue("filters/saved", '{"old": {"text": "", "kind": null, "category": "FILTERING", '
                                        '"depth": null, "gold": "Any"}}')
     win.filters.load_saved("old")
-    assert win.filters.category.checked() == ["FILTERING"] and win.model.rowCount() == 2
+    assert win.filters.category.checked() == ["FILTERING"] and _row_count(qtbot, win) == 2
 
 
 def _focus_table(qtbot, win):
@@ -229,7 +235,7 @@ def test_next_failing_follows_the_table_order_and_needs_a_run(qtbot, win, sample
     _open(qtbot, win, SELECTION, "hasty-nlt")
     win.table.sortByColumn(COL["Score"], Qt.SortOrder.DescendingOrder)  # the header click
     assert win.model.query().sort == "score" and win.model.query().descending
-    cells = _score_cells(win)
+    cells = _score_cells(qtbot, win)
     assert cells[:22] == ["1"] * 22 and cells[22:] == ["0"] * 10  # sorted in SQL, passing first
     win.select_row(0)
     win.next_failing()
@@ -246,25 +252,25 @@ def test_score_column_and_score_sort_follow_the_score_mode(qtbot, win, sample_st
     faithful, fixed = sample_store.run_scores(run), sample_store.run_scores(run, mode="fixed")
     changed = [i for i in faithful if faithful[i] != fixed[i]]
     assert len(changed) == 1, "the sample has one call chain the fixed scorer judges differently"
-    row = _shown_ids(win).index(changed[0])
+    row = _shown_ids(qtbot, win).index(changed[0])
     cell = win.model.index(row, COL["Score"])
     assert cell.data() == f"{faithful[changed[0]]:.3g}" and "faithful" in cell.data(Qt.ItemDataRole.ToolTipRole)
     win.table.sortByColumn(COL["Score"], Qt.SortOrder.AscendingOrder)
     win.filters.score_mode.setCurrentText("fixed")
     qtbot.waitUntil(lambda: not win.runner.is_running("scores"), timeout=5000)
-    row = _shown_ids(win).index(changed[0])
+    row = _shown_ids(qtbot, win).index(changed[0])
     cell = win.model.index(row, COL["Score"])
     assert cell.data() == f"{fixed[changed[0]]:.3g}" and "fixed" in cell.data(Qt.ItemDataRole.ToolTipRole)
     query = win.model.query()
     assert (query.sort, query.score_mode) == ("score", "fixed")
-    assert [fixed[i] for i in _shown_ids(win)] == sorted(fixed[i] for i in _shown_ids(win))
+    assert [fixed[i] for i in _shown_ids(qtbot, win)] == sorted(fixed[i] for i in _shown_ids(qtbot, win))
 
 
 def test_review_column_sorts_by_progress(qtbot, win, sample_store):
     _open(qtbot, win, SELECTION, "careful-nlt")
     win.table.sortByColumn(COL["Review"], Qt.SortOrder.DescendingOrder)
     a = sample_store.annotated
-    assert _shown_ids(win)[:3] == [a["settled"], a["disagreement"], a["in_review"]]
+    assert _shown_ids(qtbot, win)[:3] == [a["settled"], a["disagreement"], a["in_review"]]
     assert [win.model.index(r, COL["Review"]).data() for r in range(3, 32)] == ["not reviewed"] * 29  # an annotator's view (blind)
     tip = win.model.index(3, COL["Review"]).data(Qt.ItemDataRole.ToolTipRole)
     assert tip == "not reviewed by you yet"  # the cell is short; its tooltip says it whole

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from tests.ui.conftest import open_dataset
+from tests.ui.conftest import open_dataset, rows_shown
 from reviewer_ui import theme
 from reviewer_ui.main_window import MainWindow
 
@@ -59,10 +59,10 @@ def test_text_search_and_category_filter_narrow_the_table(qtbot, window):
     qtbot.waitUntil(lambda: window.model.rowCount() == 6, timeout=3000)
     box = window.filters.category
     box.setCurrentIndex(box.findData("FILTERING"))
-    assert window.model.rowCount() == 2
+    assert rows_shown(qtbot, window).rowCount() == 2
     assert {window.model.row_at(r).category for r in range(2)} == {"FILTERING"}
     window.filters.gold.setCurrentText("Edited gold")
-    assert window.model.rowCount() == 0
+    assert rows_shown(qtbot, window).rowCount() == 0
 
 
 def test_saved_filters_round_trip_through_settings(qtbot, window, settings):
@@ -71,9 +71,9 @@ def test_saved_filters_round_trip_through_settings(qtbot, window, settings):
     box.setCurrentIndex(box.findData("AGGREGATION"))
     window.filters.save_as("aggregations")
     window.filters.clear()
-    assert window.model.rowCount() == 6
+    assert rows_shown(qtbot, window).rowCount() == 6
     window.filters.load_saved("aggregations")
-    assert window.model.rowCount() == 2
+    assert rows_shown(qtbot, window).rowCount() == 2
     settings.sync()
     assert "aggregations" in window.filters.saved_filters()
     window.filters.delete_saved("aggregations")
@@ -132,10 +132,10 @@ def test_a_filter_the_next_dataset_lacks_falls_back_to_any(qtbot, window):
     open_dataset(qtbot, window, "tool_qa")
     box = window.filters.category
     box.setCurrentIndex(box.findData("FILTERING"))
-    assert window.model.rowCount() == 2
+    assert rows_shown(qtbot, window).rowCount() == 2
     open_dataset(qtbot, window, "extraction")
     qtbot.waitUntil(lambda: window.filters.category.currentData() is None, timeout=5000)
-    assert window.model.rowCount() == 1 and window.model.row_at(0).record_id == "bio-1"
+    assert rows_shown(qtbot, window).rowCount() == 1 and window.model.row_at(0).record_id == "bio-1"
 
 
 def test_job_progress_is_painted_by_the_event_loop_not_inside_the_progress_slot(qtbot, window):
