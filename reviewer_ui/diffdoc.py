@@ -145,13 +145,15 @@ def _string_spans(doc: LineDocument, row: int, value: str, ops, side: str) -> No
             marks.append((start + cols[a], start + cols[b], role if tag != "replace" else "span_changed"))
 
 
-def _partial(changes: list[Change], doc: AlignedDocument) -> DiffResult:
-    """The rows laid out so far (all final), as a result the view can show."""
+def _partial(changes: list[Change], doc: AlignedDocument, wait: bool = True) -> DiffResult:
+    """The rows laid out so far (all final), as a result the view can show. ``wait``: the
+    layout waits for the view to paint them (``shown``) before going on in this process."""
     n = len(doc.kinds)
     ldoc = _side(doc.left_chunks[:], doc.left_fillers[:], doc.changed_runs[:], n)
     rdoc = _side(doc.right_chunks[:], doc.right_fillers[:], doc.changed_runs[:], n)
     ldoc.max_len = rdoc.max_len = max(ldoc.max_len, rdoc.max_len)
-    return DiffResult(changes, None, ldoc, rdoc, [None] * len(changes), complete=False, shown=threading.Event())
+    return DiffResult(changes, None, ldoc, rdoc, [None] * len(changes), complete=False,
+                      shown=threading.Event() if wait else None)
 
 
 def _hand_over(on_partial, result: DiffResult) -> None:
@@ -186,7 +188,7 @@ def build_diff(ctx: JobContext | None, left: Any, right: Any, options: DiffOptio
     if pair is not None and len(pair[0]) + len(pair[1]) >= IN_HELPER_FROM and parsepool.executor() is not None:
         from reviewer_ui.diffproc import diff_in_helper
 
-        return diff_in_helper(ctx, pair[0], pair[1], options, on_partial)
+        return diff_in_helper(ctx, left, right, pair, options, on_partial)
     del pair
     return _build_diff(ctx, left, right, options, on_partial)
 

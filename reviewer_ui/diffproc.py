@@ -9,9 +9,9 @@ touches the app's interpreter.
 
 What crosses the process boundary, for a pair of N rows:
 - in: both values as compact JSON bytes (``orjson.dumps``, one short C call each);
-- out, first rows (``begin``): the text of the first FIRST_ROWS rows and their fillers
-  and changed runs, so the view shows the top while the rest is laid out;
-- out, whole (``finish``): each pane's text in a temporary file the app maps read-only
+- the first screen is not waited for: the app diffs the pair itself (a walk of values it
+  already holds) and lays out only the first FIRST_ROWS rows while the helper parses;
+- out (``lay_out_loaded``, or ``lay_out_pair`` when nothing is shown early): each pane's text in a temporary file the app maps read-only
   with its block index (reviewer_ui.textdoc.ByteLines), the filler rows and the changed
   runs as C arrays (rows start, stop, kind code), the changes, the row of each change,
   the character spans of long changed strings, and the "differences only" rows. Nothing
@@ -20,6 +20,8 @@ What crosses the process boundary, for a pair of N rows:
   the last KEEP_ALIGNED layouts' path blocks.
 
 App side: ``diff_in_helper`` (a job on a worker thread) returns a reviewer_ui.diffdoc.DiffResult.
+Known gap: a pair whose differences are laid out as one dense block (no first rows) costs the
+app that whole layout before it is dropped for the helper's.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from typing import Any
 from reviewer.jsondiff import CollapsedRun, DiffOptions, align, diff
 
 KEEP_ALIGNED = 3  # layouts whose row paths the helper keeps (each holds both parsed values)
-FIRST_ROWS = 2000  # as reviewer_ui.diffdoc.FIRST_ROWS (not imported: the helper need not load Qt-free UI bits)
 DIFFS_ONLY_CONTEXT = 3
 ROLES = ("added", "removed", "changed", "moved")  # the roles of changed rows (diffdoc.ROLE_OF_KIND)
 
@@ -45,18 +46,6 @@ _lock = threading.Lock()
 _jobs: dict[str, _HelperJob] = {}
 _kept: OrderedDict[str, Any] = OrderedDict()  # key -> AlignedDocument (chunks emptied)
 _running = 0  # layouts running in the helper (the collector is off while any does)
-
-
-class _HelperJob:
-    """A layout running on a thread of the helper; ``first`` is set at its first rows or its end."""
-
-    def __init__(self):
-        self.first = threading.Event()
-        self.done = threading.Event()
-        self.partial: tuple | None = None
-        self.outcome: tuple | None = None  # (changes, aligned) once laid out
-        self.error: BaseException | None = None
-        self.thread: threading.Thread | None = None
 
 
 # -- helper side ----------------------------------------------------------------------
@@ -79,100 +68,111 @@ def _collector_on() -> None:
             gc.enable()
 
 
-def begin(key: str, left_data: bytes, right_data: bytes, options: DiffOptions | None) -> tuple:
-    """Helper side: parse, diff and start laying out a pair; return at the first rows.
+_loaded: dict[str, tuple] = {}  # key -> (left, right) parsed by ``load_pair``, waiting for ``lay_out_loaded``
 
-    Returns ``("partial", changes, partial_rows)`` (the layout goes on in the helper; the
-    app asks ``finish(key)`` for the rest), ``("whole", changes, None)`` when the layout
-    finished before FIRST_ROWS rows, or raises what the diff raised."""
+
+def load_pair(key: str, left_data: bytes, right_data: bytes) -> None:
+    """Helper side: parse a pair (compact JSON texts) and keep it for ``lay_out_loaded``, which
+    the app queues right behind this call once it has diffed the pair itself."""
     import orjson
 
-    job = _HelperJob()
     _collector_off()
     try:
-        left, right = orjson.loads(left_data), orjson.loads(right_data)
-        del left_data, right_data
-        changes = diff(left, right, options or DiffOptions())
+        _loaded[key] = (orjson.loads(left_data), orjson.loads(right_data))
     except BaseException:
         _collector_on()
         raise
 
-    def first_rows(doc) -> None:
-        n = len(doc.kinds)
-        job.partial = (n, "\n".join(doc.left_chunks), "\n".join(doc.right_chunks),
-                       doc.left_fillers[:], doc.right_fillers[:], doc.changed_runs[:])
-        job.first.set()
 
-    def run() -> None:
-        try:
-            aligned = align(left, right, changes, first_rows=FIRST_ROWS, on_first_rows=first_rows,
-                            options=options, as_text=True)
-            job.outcome = (changes, aligned)
-        except BaseException as exc:  # noqa: BLE001 - raised again by ``finish``
-            job.error = exc
-        finally:
-            _collector_on()
-            job.first.set()
-            job.done.set()
-
-    with _lock:
-        _jobs[key] = job
-    job.thread = threading.Thread(target=run, name="diff-layout", daemon=True)
-    job.thread.start()
-    job.first.wait()
-    if job.partial is None:
-        return "whole", changes, None
-    return "partial", changes, job.partial
+def lay_out_loaded(key: str, changes: list, options: DiffOptions | None) -> dict:
+    """Helper side: lay out the pair ``load_pair`` parsed, with the changes the app found (the
+    diff is deterministic: the same values give the same changes), see ``lay_out_pair``."""
+    left, right = _loaded.pop(key)
+    try:
+        whole = _lay_out(key, left, right, changes, options)
+    finally:
+        del left, right
+        _collector_on()
+    whole["changes"] = None  # the app has them
+    return whole
 
 
-def _pop_job(key: str) -> _HelperJob:
-    with _lock:
-        job = _jobs.pop(key, None)
-    if job is None:
-        raise KeyError(f"no diff layout under {key!r}")
-    job.done.wait()
-    return job
+def drop_loaded(key: str) -> None:
+    """Helper side: a pair ``load_pair`` parsed that will not be laid out (the app's diff failed
+    or was cancelled)."""
+    if _loaded.pop(key, None) is not None:
+        _collector_on()
 
 
-def finish(key: str, with_changes: bool) -> tuple:
-    """Helper side: wait for the layout started by ``begin`` and hand it over compactly
-    (see the module docstring). The panes' texts go to files the app maps and deletes."""
+def lay_out_pair(key: str, left_data: bytes, right_data: bytes, options: DiffOptions | None) -> dict:
+    """Helper side: parse, diff and lay out a pair, and hand it over compactly with its
+    changes (see the module docstring)."""
+    load_pair(key, left_data, right_data)
+    del left_data, right_data
+    left, right = _loaded.pop(key)
+    try:
+        whole = _lay_out(key, left, right, diff(left, right, options or DiffOptions()), options)
+    finally:
+        del left, right
+        _collector_on()
+    return whole
+
+
+def _lay_out(key: str, left: Any, right: Any, changes: list, options: DiffOptions | None) -> dict:
+    """The panes' texts go to files the app maps and deletes; the layout's row paths stay
+    here under ``key`` (``path_at``)."""
     from reviewer_ui.diffdoc import lay_out
     from reviewer_ui.textdoc import _BlockLines, block_index
 
-    job = _pop_job(key)
-    if job.error is not None:
-        raise job.error
-    changes, aligned = job.outcome
+    aligned = align(left, right, changes, options=options, as_text=True)
     ldoc, rdoc, rows = lay_out(changes, aligned)
-    n = len(aligned.kinds)
     panes = []
     for doc in (ldoc, rdoc):
         data = doc.lines.text.encode("utf-8", "surrogatepass")
-        fd, path = tempfile.mkstemp(prefix="reviewer-diff-", suffix=".json")
+        fd, path = tempfile.mkstemp(prefix="reviewer-diff-", suffix=".json", dir=_memory_dir())
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         panes.append((path, *block_index(data, _BlockLines.BLOCK), doc.spans, role_runs(doc.roles)))
-    entries = aligned.differences_only(DIFFS_ONLY_CONTEXT)
-    shown = array("q", (-1 if isinstance(e, CollapsedRun) else e for e in entries))
-    labels = [e.label for e in entries if isinstance(e, CollapsedRun)]
     with _lock:
         _kept[key] = aligned
-        while len(_kept) > KEEP_ALIGNED:
-            _kept.popitem(last=False)
+        evicted = [_kept.popitem(last=False)[1] for _ in range(len(_kept) - KEEP_ALIGNED)]
+    if evicted:
+        # Freeing an old layout (two parsed values: a million objects) takes ~100 ms: on a
+        # thread, after this answer is on its way, not in front of it.
+        threading.Thread(target=evicted.clear, name="diff-evict", daemon=True).start()
+        del evicted
     return {
-        "n": n, "left": panes[0], "right": panes[1],
-        "changes": changes if with_changes else None, "change_rows": rows,
-        "shown_rows": shown, "fold_labels": labels, "max_len": ldoc.max_len,
+        "n": len(aligned.kinds), "left": panes[0], "right": panes[1],
+        "changes": changes, "change_rows": rows,
     }
 
 
-def discard(key: str) -> None:
-    """Helper side: a layout nobody waits for any more (the app cancelled it)."""
-    try:
-        _pop_job(key)
-    except KeyError:
-        pass
+def _memory_dir() -> str | None:
+    """Where the panes' files go: shared memory when the system has it (they are mapped at once
+    and deleted; no reason to write them to a disk), else the temporary folder."""
+    return "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+
+
+def _unlink_panes(whole: dict) -> None:
+    """App side: the files of a layout nobody will show (its diff was cancelled)."""
+    for side in ("left", "right"):
+        try:
+            os.unlink(whole[side][0])
+        except OSError:
+            pass
+
+
+def folded_rows(key: str) -> tuple[array, list[str]] | None:
+    """Helper side (quick lane): the rows "differences only" shows of a kept layout (-1 for a
+    fold) and the folds' labels, or None when the layout is no longer kept. Asked when the
+    user turns the mode on: the walk over every row is not paid before the diff shows."""
+    with _lock:
+        aligned = _kept.get(key)
+    if aligned is None:
+        return None
+    entries = aligned.differences_only(DIFFS_ONLY_CONTEXT)
+    shown = array("q", (-1 if isinstance(e, CollapsedRun) else e for e in entries))
+    return shown, [e.label for e in entries if isinstance(e, CollapsedRun)]
 
 
 def path_at(key: str, side: str, row: int) -> tuple | None:
@@ -244,11 +244,10 @@ class RemoteAlignment:
     """Stands for the AlignedDocument kept in the helper: row paths through the quick lane,
     "differences only" from the rows the helper sent."""
 
-    PATH_TIMEOUT_S = 2.0
+    LANE_TIMEOUT_S = 5.0
 
-    def __init__(self, key: str, n: int, shown_rows: array, fold_labels: list[str]):
+    def __init__(self, key: str, n: int):
         self.key, self.n = key, n
-        self._shown, self._labels = shown_rows, fold_labels
 
     def __len__(self) -> int:
         return self.n
@@ -262,13 +261,21 @@ class RemoteAlignment:
     def _path(self, side: str, row: int) -> tuple | None:
         from reviewer_ui.runtime import parsepool
 
-        return parsepool.quick(path_at, self.key, side, row).result(self.PATH_TIMEOUT_S)
+        return parsepool.quick(path_at, self.key, side, row).result(self.LANE_TIMEOUT_S)
 
     def differences_only(self, context: int = DIFFS_ONLY_CONTEXT) -> list[int | CollapsedRun]:
+        """As AlignedDocument.differences_only, folded in the helper. A layout the helper no
+        longer keeps (KEEP_ALIGNED newer diffs since) is shown unfolded."""
+        from reviewer_ui.runtime import parsepool
+
         if context != DIFFS_ONLY_CONTEXT:
-            raise ValueError(f"the helper folded with context {DIFFS_ONLY_CONTEXT}")
-        labels = iter(self._labels)
-        return [_Fold(next(labels)) if r < 0 else r for r in self._shown]
+            raise ValueError(f"the helper folds with context {DIFFS_ONLY_CONTEXT}")
+        folded = parsepool.quick(folded_rows, self.key).result(self.LANE_TIMEOUT_S)
+        if folded is None:
+            return list(range(self.n))
+        shown, labels = folded
+        labels = iter(labels)
+        return [_Fold(next(labels)) if r < 0 else r for r in shown]
 
 
 class _Fold(CollapsedRun):
@@ -283,38 +290,78 @@ class _Fold(CollapsedRun):
         return self._label
 
 
-def diff_in_helper(ctx, left_data: bytes, right_data: bytes, options, on_partial):
-    """App side (a job on a worker): the DiffResult of a pair diffed and laid out in the helper."""
-    from reviewer_ui.diffdoc import DiffResult, LineNumbers, _side
+class _EnoughRows(Exception):
+    """Stops the app's own layout once the first rows are handed over."""
+
+
+def diff_in_helper(ctx, left: Any, right: Any, data: tuple[bytes, bytes], options, on_partial):
+    """App side (a job on a worker): the DiffResult of a pair laid out in the helper.
+
+    With ``on_partial``, the worker also diffs the pair itself and lays out only its first
+    FIRST_ROWS rows, handed to ``on_partial`` while the helper, on the other core, parses,
+    diffs and lays out the whole: the first screen does not wait for the helper to parse
+    both texts (about 90 ms for a 5 MB pair). The app's share is the diff walk and a few
+    thousand rows; the objects of the whole layout are only ever made in the helper."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    from reviewer_ui.diffdoc import FIRST_ROWS, DiffResult, LineNumbers, _partial
     from reviewer_ui.runtime import parsepool
     from reviewer_ui.textdoc import _mapped_document
     from reviewer_ui.treeindex import new_key
 
     key = new_key()
-    stage, changes, partial = parsepool.run(begin, key, left_data, right_data, options)
-    del left_data, right_data
+    if on_partial is None:  # nothing to show early: the helper does it all
+        whole_future = parsepool.submit(lay_out_pair, key, data[0], data[1], options)
+    else:  # the helper parses while this worker diffs and lays out the first rows
+        whole_future = parsepool.submit(load_pair, key, data[0], data[1])
+    del data
+    changes = None
+    laying_out = on_partial is None
     try:
-        if ctx is not None:
-            ctx.check_cancelled()
-        if partial is not None and on_partial is not None:
-            n, ltext, rtext, lfill, rfill, runs = partial
-            ldoc, rdoc = _side([ltext], lfill, runs, n), _side([rtext], rfill, runs, n)
-            ldoc.max_len = rdoc.max_len = max(ldoc.max_len, rdoc.max_len)
-            on_partial(DiffResult(changes, None, ldoc, rdoc, [None] * len(changes), complete=False))
+        if on_partial is not None:
+            changes = diff(left, right, options or DiffOptions(), ctx)
+            # Queued right behind the parse (one helper, calls in order).
+            whole_future = parsepool.submit(lay_out_loaded, key, changes, options)
+            laying_out = True
+
+            def first_rows(doc) -> None:
+                on_partial(_partial(changes, doc, wait=False))
+                raise _EnoughRows
+
+            try:
+                # A pair laid out in fewer rows, or as one dense block (every member changed),
+                # gets no first rows: this layout is then dropped and the helper's shown.
+                align(left, right, changes, first_rows=FIRST_ROWS, on_first_rows=first_rows, options=options,
+                      as_text=True)
+            except _EnoughRows:
+                pass
+        while True:
+            if ctx is not None:
+                ctx.check_cancelled()
+            try:
+                whole = whole_future.result(timeout=0.05)
+                break
+            except FutureTimeout:
+                continue
     except BaseException:
-        parsepool.submit(discard, key)
+        # Nobody will show it: the helper's files go as soon as it is done, or it never starts
+        # and the helper lets go of the parsed pair.
+        if laying_out and not whole_future.cancel():
+            whole_future.add_done_callback(lambda f: f.exception() is None and _unlink_panes(f.result()))
+        elif on_partial is not None:
+            parsepool.submit(drop_loaded, key)
         raise
-    whole = parsepool.run(finish, key, False)
+    if changes is None:
+        changes = whole["changes"]
     n = whole["n"]
     docs = []
     for side in ("left", "right"):
         path, starts, firsts, count, spans, runs = whole[side]
         doc = _mapped_document(path, starts, firsts, count)
-        fillers = runs[0]
         doc.roles = RunRoles(*runs)
         doc.spans = spans
-        doc.numbers = LineNumbers(n, fillers)
+        doc.numbers = LineNumbers(n, runs[0])
         docs.append(doc)
     docs[0].max_len = docs[1].max_len = max(docs[0].max_len, docs[1].max_len)
-    aligned = RemoteAlignment(key, n, whole["shown_rows"], whole["fold_labels"])
+    aligned = RemoteAlignment(key, n)
     return DiffResult(changes, aligned, docs[0], docs[1], whole["change_rows"])

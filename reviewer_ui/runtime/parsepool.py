@@ -62,6 +62,7 @@ QUICK_CALLS = frozenset({
     "reviewer_ui.treeindex:close_value",
     "reviewer_ui.treeindex:open_value",
     "reviewer_ui.diffproc:path_at",
+    "reviewer_ui.diffproc:folded_rows",
 })
 LANE_CONNECT_S = 10.0  # how long a caller retries while the helper is starting
 
