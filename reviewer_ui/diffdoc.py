@@ -3,7 +3,8 @@
 ``build_diff(ctx, left, right)`` runs reviewer.jsondiff, aligns the two
 pretty-printed documents and turns them into two LineDocuments with the same
 rows (fillers where one side has nothing), a background role per changed row,
-and character spans inside long changed strings.
+and character spans inside long changed strings. A big pair is laid out in the
+helper process (reviewer_ui.diffproc); a small one here.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from reviewer_ui.diffdoc import IN_HELPER_FROM, _build_diff, build_diff
 from reviewer_ui.diffproc import RemoteAlignment, RunRoles, role_runs
 from reviewer_ui.runtime import parsepool
 from reviewer_ui.textdoc import ByteLines, TextLines
-from reviewer_ui.views.diff_view import DiffView
+from tests.ui.test_diff_handoff import shown_diff_view
 
 LONG = "The committee met on Tuesday and agreed the budget for the coming year after a long debate. " * 3
 
@@ -91,10 +91,7 @@ def test_run_roles_answer_as_the_role_dict():
 
 def test_the_view_navigates_folds_and_names_paths_of_a_helper_diff(qtbot, runner, helper):
     left, right = big_pair()
-    view = DiffView(runner)
-    qtbot.addWidget(view)
-    view.resize(1000, 700)
-    view.show()
+    view = shown_diff_view(qtbot, runner)
     with qtbot.waitSignal(view.ready, timeout=30000):
         view.compare(left, right)
     r = view.result
