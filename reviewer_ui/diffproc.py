@@ -8,16 +8,17 @@ window responsive. In the helper process (reviewer_ui.runtime.parsepool) none of
 touches the app's interpreter.
 
 What crosses the process boundary, for a pair of N rows:
-- in: both values as compact JSON bytes (``orjson.dumps``, one short C call each);
-- the first screen is not waited for: the app diffs the pair itself (a walk of values it
-  already holds) and lays out only the first FIRST_ROWS rows while the helper parses;
-- out (``lay_out_loaded``, or ``lay_out_pair`` when nothing is shown early): each pane's text in a temporary file the app maps read-only
-  with its block index (reviewer_ui.textdoc.ByteLines), the filler rows and the changed
-  runs as C arrays (rows start, stop, kind code), the changes, the row of each change,
-  the character spans of long changed strings, and the "differences only" rows. Nothing
-  per line: roles, line numbers and lines are looked up from those arrays when painted.
-- the JSON path of a clicked row (``path_at``), asked by the quick lane: the helper keeps
-  the last KEEP_ALIGNED layouts' path blocks.
+- in: both values as compact JSON bytes (``orjson.dumps``, one short C call each), and the
+  changes the app found (the first screen is not waited for: the app diffs the values it
+  already holds and lays out only the first FIRST_ROWS rows while the helper parses);
+- out (``lay_out_loaded``, or ``lay_out_pair`` when nothing is shown early): each pane's
+  text in a temporary file the app maps read-only with its block index
+  (reviewer_ui.textdoc.ByteLines), the filler rows and the runs of changed rows as C arrays
+  (RunRoles: first row, row after the last, role code), the row of each change and the
+  character spans of long changed strings. Nothing per line: roles, line numbers and lines
+  are looked up from those arrays when painted;
+- on demand, by the quick lane: the JSON path of a clicked row (``path_at``) and the rows
+  "differences only" shows (``folded_rows``); the helper keeps the last KEEP_ALIGNED layouts.
 
 App side: ``diff_in_helper`` (a job on a worker thread) returns a reviewer_ui.diffdoc.DiffResult.
 Known gap: a pair whose differences are laid out as one dense block (no first rows) costs the
@@ -38,12 +39,11 @@ from typing import Any
 
 from reviewer.jsondiff import CollapsedRun, DiffOptions, align, diff
 
-KEEP_ALIGNED = 3  # layouts whose row paths the helper keeps (each holds both parsed values)
+KEEP_ALIGNED = 2  # layouts whose row paths the helper keeps (each holds both parsed values: ~40 MB for a 5 MB pair)
 DIFFS_ONLY_CONTEXT = 3
 ROLES = ("added", "removed", "changed", "moved")  # the roles of changed rows (diffdoc.ROLE_OF_KIND)
 
 _lock = threading.Lock()
-_jobs: dict[str, _HelperJob] = {}
 _kept: OrderedDict[str, Any] = OrderedDict()  # key -> AlignedDocument (chunks emptied)
 _running = 0  # layouts running in the helper (the collector is off while any does)
 
@@ -241,8 +241,8 @@ def role_runs(roles: dict[int, str]) -> tuple[array, array, array, bytes]:
 
 
 class RemoteAlignment:
-    """Stands for the AlignedDocument kept in the helper: row paths through the quick lane,
-    "differences only" from the rows the helper sent."""
+    """Stands for the AlignedDocument kept in the helper: row paths and "differences only"
+    asked through the quick lane."""
 
     LANE_TIMEOUT_S = 5.0
 
