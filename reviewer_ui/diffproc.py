@@ -9,8 +9,8 @@ touches the app's interpreter.
 
 What crosses the process boundary, for a pair of N rows:
 - in: both values as compact JSON bytes (``orjson.dumps``, one short C call each), and the
-  changes the app found (the first screen is not waited for: the app diffs the values it
-  already holds and lays out only the first FIRST_ROWS rows while the helper parses);
+  changes the app found (the first screen does not wait for the helper: the app diffs the
+  values it already holds and lays out only the first FIRST_ROWS rows, then hands the pair over);
 - out (``lay_out_loaded``, or ``lay_out_pair`` when nothing is shown early): each pane's
   text in a temporary file the app maps read-only with its block index
   (reviewer_ui.textdoc.ByteLines), the filler rows and the runs of changed rows as C arrays
@@ -297,9 +297,9 @@ class _EnoughRows(Exception):
 def diff_in_helper(ctx, left: Any, right: Any, data: tuple[bytes, bytes], options, on_partial):
     """App side (a job on a worker): the DiffResult of a pair laid out in the helper.
 
-    With ``on_partial``, the worker also diffs the pair itself and lays out only its first
-    FIRST_ROWS rows, handed to ``on_partial`` while the helper, on the other core, parses,
-    diffs and lays out the whole: the first screen does not wait for the helper to parse
+    With ``on_partial``, the worker first diffs the pair itself and lays out only its first
+    FIRST_ROWS rows, handed to ``on_partial``; then the helper parses the pair and lays out
+    the whole with those changes: the first screen does not wait for the helper to parse
     both texts (about 90 ms for a 5 MB pair). The app's share is the diff walk and a few
     thousand rows; the objects of the whole layout are only ever made in the helper."""
     from concurrent.futures import TimeoutError as FutureTimeout
@@ -312,17 +312,11 @@ def diff_in_helper(ctx, left: Any, right: Any, data: tuple[bytes, bytes], option
     key = new_key()
     if on_partial is None:  # nothing to show early: the helper does it all
         whole_future = parsepool.submit(lay_out_pair, key, data[0], data[1], options)
-    else:  # the helper parses while this worker diffs and lays out the first rows
-        whole_future = parsepool.submit(load_pair, key, data[0], data[1])
-    del data
     changes = None
     laying_out = on_partial is None
     try:
         if on_partial is not None:
             changes = diff(left, right, options or DiffOptions(), ctx)
-            # Queued right behind the parse (one helper, calls in order).
-            whole_future = parsepool.submit(lay_out_loaded, key, changes, options)
-            laying_out = True
 
             def first_rows(doc) -> None:
                 on_partial(_partial(changes, doc, wait=False))
@@ -335,6 +329,13 @@ def diff_in_helper(ctx, left: Any, right: Any, data: tuple[bytes, bytes], option
                       as_text=True)
             except _EnoughRows:
                 pass
+            # Handed over only now: the helper parsing meanwhile took the CPU the first rows
+            # needed (2 cores, shared): first screen 131-145 ms that way, 88-107 ms this way,
+            # the whole layout no later (355-363 against 357-387 ms; bench/viewer_bench.py).
+            parsepool.submit(load_pair, key, data[0], data[1])
+            whole_future = parsepool.submit(lay_out_loaded, key, changes, options)  # right behind it, in order
+            laying_out = True
+        del data
         while True:
             if ctx is not None:
                 ctx.check_cancelled()
@@ -348,7 +349,7 @@ def diff_in_helper(ctx, left: Any, right: Any, data: tuple[bytes, bytes], option
         # and the helper lets go of the parsed pair.
         if laying_out and not whole_future.cancel():
             whole_future.add_done_callback(lambda f: f.exception() is None and _unlink_panes(f.result()))
-        elif on_partial is not None:
+        elif laying_out and on_partial is not None:  # parsed (or about to be), never laid out
             parsepool.submit(drop_loaded, key)
         raise
     if changes is None:

@@ -33,8 +33,6 @@ def big_pair():
 @pytest.fixture(scope="module")
 def helper():
     parsepool.run(len, "")  # the app starts the helper at start-up
-    yield
-    parsepool.shutdown()
 
 
 def pane_rows(doc):
@@ -110,3 +108,24 @@ def test_the_view_navigates_folds_and_names_paths_of_a_helper_diff(qtbot, runner
     view.go_to_change(1)
     assert "record ten" in view.right.document().lines[view.right._current]
     assert view.path_at(view.left._current, "right") == "$.records[10].name"
+
+
+def test_a_diff_replaced_while_laid_out_leaves_no_file_behind(qtbot, runner, helper):
+    import glob
+    import os
+
+    from reviewer_ui.diffproc import _memory_dir
+
+    pattern = os.path.join(_memory_dir() or "/tmp", "reviewer-diff-*")
+    before = set(glob.glob(pattern))
+    left, right = big_pair()
+    view = shown_diff_view(qtbot, runner)
+    with qtbot.waitSignal(view.first_screen, timeout=30000):
+        view.compare(left, right)
+    with qtbot.waitSignal(view.ready, timeout=30000):
+        view.compare(right, left)  # the user moved on before the first diff was whole
+    assert view.result.changes[0].describe().startswith("changed $.title")
+    assert view.title_left.text() == "Gold" and isinstance(view.result.left.lines, ByteLines)
+    assert view.result.left.lines[1].startswith('  "title": "The committee met on Thursday')
+    parsepool.run(len, "")  # the helper's queue is through with the first pair
+    qtbot.waitUntil(lambda: set(glob.glob(pattern)) <= before, timeout=10000)
