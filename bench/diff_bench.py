@@ -6,6 +6,11 @@ pair with 15,000 changed values. Prints one figure
 per line as ``name: value unit``; medians of several runs. Target: the 5 MB
 diff in <= 100 ms. Run with ``--without-orjson`` to measure the json-module
 fallback (the script also runs itself that way unless ``--only-current``).
+
+``--helper-threshold``: instead, for pairs from ~16 KB to ~1 MB, the time until the diff view
+has the whole layout, made in the app (reviewer_ui.diffdoc) and made in the helper process
+(reviewer_ui.diffproc, the worker showing the first rows meanwhile), with the worker thread's
+CPU: where the round trip stops costing more than it saves (reviewer_ui.diffdoc.IN_HELPER_FROM).
 """
 
 from __future__ import annotations
@@ -72,7 +77,41 @@ def measure(label: str, records: int, n_changes: int, runs: int, suffix: str) ->
         print(f"{label}_diff_vs_target{suffix}: {diff_ms / DIFF_TARGET_MS:.2f} ratio")
 
 
+def helper_threshold(runs: int = 7) -> None:
+    from reviewer_ui import diffproc
+    from reviewer_ui.diffdoc import IN_HELPER_FROM, _build_diff, _compact_pair
+    from reviewer_ui.runtime import parsepool
+
+    parsepool.run(len, "")  # started, as at app start-up
+
+    def timed(fn) -> tuple[float, float]:
+        wall, cpu = time.perf_counter(), time.thread_time()
+        fn()
+        return (time.perf_counter() - wall) * 1000, (time.thread_time() - cpu) * 1000
+
+    def shown(partial) -> None:  # the first rows, "painted" at once (the in-app layout waits for that)
+        if partial.shown is not None:
+            partial.shown.set()
+
+    print(f"in_helper_from: {IN_HELPER_FROM / 1024:.0f} KB")
+    for records in (10, 40, 80, 160, 320, 640):
+        left, right, _ = filings_pair(records=records, changes=20, seed=42)
+        size = sum(map(len, _compact_pair(left, right))) / 1024
+        here, there = [], []
+        for _ in range(runs):  # alternating, so load drifts hit both
+            here.append(timed(lambda: _build_diff(None, left, right, None, shown)))
+            there.append(timed(lambda: diffproc.diff_in_helper(None, left, right, _compact_pair(left, right), None,
+                                                               shown)))
+        h = statistics.median(w for w, _ in here), statistics.median(c for _, c in here)
+        t = statistics.median(w for w, _ in there), statistics.median(c for _, c in there)
+        print(f"pair_{size:.0f}kb_in_app: {h[0]:.1f} ms (worker CPU {h[1]:.1f} ms)")
+        print(f"pair_{size:.0f}kb_in_helper: {t[0]:.1f} ms (worker CPU {t[1]:.1f} ms; {t[0] / h[0]:.2f} of in-app)")
+
+
 def main() -> None:
+    if "--helper-threshold" in sys.argv:
+        helper_threshold()
+        return
     suffix = "_json_fallback" if orjson is None else ""
     print(f"orjson{suffix}: {0 if orjson is None else 1} available")
     measure("5mb", records=3000, n_changes=20, runs=7, suffix=suffix)

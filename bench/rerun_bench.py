@@ -225,7 +225,14 @@ def main() -> None:
     parser.add_argument("--in-process", action="store_true", help="run the server in this process")
     parser.add_argument("--no-gui", action="store_true", help="leave out the GUI stall measurement")
     parser.add_argument("--gui-runs", type=int, default=3, help="GUI stall measurements (the max of each)")
+    parser.add_argument("--no-switch-interval", action="store_true",
+                        help="the interpreter's default GIL switch interval (5 ms), not the app's 1 ms: "
+                        "measures whether that workaround still matters")
     args = parser.parse_args()
+    if args.no_switch_interval:
+        import reviewer_ui.main_window
+
+        reviewer_ui.main_window.favour_gui_thread = lambda: None
     levels = (1, 4, 16)
     with loopback_server(args.latency, args.in_process) as base_url, tempfile.TemporaryDirectory() as tmp:
         from reviewer.samples import ensure_samples

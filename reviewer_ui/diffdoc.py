@@ -3,7 +3,8 @@
 ``build_diff(ctx, left, right)`` runs reviewer.jsondiff, aligns the two
 pretty-printed documents and turns them into two LineDocuments with the same
 rows (fillers where one side has nothing), a background role per changed row,
-and character spans inside long changed strings.
+and character spans inside long changed strings. A big pair is laid out in the
+helper process (reviewer_ui.diffproc); a small one here.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from reviewer.jsondiff import (
     diff,
 )
 from reviewer.jsondiff.render import scalar_text
-from reviewer_ui.runtime import gcpolicy
 from reviewer_ui.textdoc import LineDocument, TextLines, json_tokens
 
 ROLE_OF_KIND = {"added": "added", "removed": "removed", "changed": "changed", "type_changed": "changed",
@@ -146,13 +146,15 @@ def _string_spans(doc: LineDocument, row: int, value: str, ops, side: str) -> No
             marks.append((start + cols[a], start + cols[b], role if tag != "replace" else "span_changed"))
 
 
-def _partial(changes: list[Change], doc: AlignedDocument) -> DiffResult:
-    """The rows laid out so far (all final), as a result the view can show."""
+def _partial(changes: list[Change], doc: AlignedDocument, wait: bool = True) -> DiffResult:
+    """The rows laid out so far (all final), as a result the view can show. ``wait``: the
+    layout waits for the view to paint them (``shown``) before going on in this process."""
     n = len(doc.kinds)
     ldoc = _side(doc.left_chunks[:], doc.left_fillers[:], doc.changed_runs[:], n)
     rdoc = _side(doc.right_chunks[:], doc.right_fillers[:], doc.changed_runs[:], n)
     ldoc.max_len = rdoc.max_len = max(ldoc.max_len, rdoc.max_len)
-    return DiffResult(changes, None, ldoc, rdoc, [None] * len(changes), complete=False, shown=threading.Event())
+    return DiffResult(changes, None, ldoc, rdoc, [None] * len(changes), complete=False,
+                      shown=threading.Event() if wait else None)
 
 
 def _hand_over(on_partial, result: DiffResult) -> None:
@@ -161,20 +163,47 @@ def _hand_over(on_partial, result: DiffResult) -> None:
     result.shown.wait(SHOWN_WAIT_S)
 
 
+# Pairs whose compact JSON is at least this long (both sides together) are diffed and laid
+# out in the helper process (reviewer_ui.diffproc); smaller ones here, where the round trip
+# (serialising, the pipe, mapping two files) would cost more than the diff itself
+# (bench/diff_bench.py --helper-threshold measures both ways).
+IN_HELPER_FROM = 256 * 1024
+
+
 def build_diff(ctx: JobContext | None, left: Any, right: Any, options: DiffOptions | None = None,
                on_partial=None) -> DiffResult:
     """Diff and lay out two JSON values (a job on a worker thread).
 
-    The result is compact: each pane is one string plus the (few) filler and changed
+    The result is compact: each pane is one text plus the (few) filler and changed
     rows, not a Python object per line, so handing it to the GUI and later dropping
-    it costs the GUI thread next to nothing (no piecewise freeing on a worker). The
-    layout still allocates a few hundred thousand tracked objects (blocks, paths,
-    tasks): it runs with the collector paused (reviewer_ui.runtime.gcpolicy), whose
-    full collections would otherwise hold the GIL for 100-300 ms.
+    it costs the GUI thread next to nothing. A big pair (IN_HELPER_FROM) is diffed and
+    laid out in the helper process (reviewer_ui.diffproc): the hundreds of thousands of
+    objects a 5 MB layout allocates never exist in the app, so its collector and the
+    GUI thread never wait for them. Values orjson cannot write exactly (integers past
+    64 bits, non-string keys, lone surrogates) and an app without its helper are diffed here.
     ``on_partial(result)``, when given, receives the first FIRST_ROWS rows of a bigger
     diff (``complete`` False, no change rows yet) while the rest is laid out."""
-    with gcpolicy.paused():
-        return _build_diff(ctx, left, right, options, on_partial)
+    from reviewer_ui.runtime import parsepool
+
+    pair = _compact_pair(left, right)
+    if pair is not None and len(pair[0]) + len(pair[1]) >= IN_HELPER_FROM and parsepool.executor() is not None:
+        from reviewer_ui.diffproc import diff_in_helper
+
+        return diff_in_helper(ctx, left, right, pair, options, on_partial)
+    del pair
+    return _build_diff(ctx, left, right, options, on_partial)
+
+
+def _compact_pair(left: Any, right: Any) -> tuple[bytes, bytes] | None:
+    """Both values as compact JSON (one short C call each), or None when orjson cannot
+    write them. Known gap: NaN and infinities (not JSON; only the lenient json fallback
+    of ``parse_json`` makes them) are written as null, so a big pair shows them as null."""
+    try:
+        import orjson
+
+        return orjson.dumps(left), orjson.dumps(right)
+    except (ImportError, TypeError):  # orjson.JSONEncodeError is a TypeError
+        return None
 
 
 def _build_diff(ctx, left, right, options, on_partial) -> DiffResult:
@@ -183,6 +212,14 @@ def _build_diff(ctx, left, right, options, on_partial) -> DiffResult:
         ctx.check_cancelled()
     first = None if on_partial is None else (lambda doc: _hand_over(on_partial, _partial(changes, doc)))
     aligned = align(left, right, changes, first_rows=FIRST_ROWS, on_first_rows=first, as_text=True)
+    ldoc, rdoc, rows = lay_out(changes, aligned)
+    return DiffResult(changes, aligned, ldoc, rdoc, rows)
+
+
+def lay_out(changes: list[Change], aligned: AlignedDocument) -> tuple[LineDocument, LineDocument, list[int | None]]:
+    """Both panes of an aligned diff (``align(..., as_text=True)``) and the row of each change,
+    long changed strings marked character by character. The aligned document's chunks are
+    emptied (the panes have the text). Used here and in the helper process (reviewer_ui.diffproc)."""
     n = len(aligned.kinds)
     runs = aligned.changed_runs
     ldoc = _side(aligned.left_chunks, aligned.left_fillers, runs, n)
@@ -219,4 +256,4 @@ def _build_diff(ctx, left, right, options, on_partial) -> DiffResult:
             _string_spans(ldoc, row, change.left, change.string_ops, "left")
             if rrow is not None:
                 _string_spans(rdoc, rrow, change.right, change.string_ops, "right")
-    return DiffResult(changes, aligned, ldoc, rdoc, rows)
+    return ldoc, rdoc, rows

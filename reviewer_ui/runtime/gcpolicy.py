@@ -6,12 +6,13 @@ proportional to *every* tracked object. Parsing or diffing a 5 MB document
 allocates about a million dicts and lists, which set off full collections
 of 100-300 ms; the GUI thread waits for the GIL all that time
 (bench/viewer_bench.py: diff_max_stall 322 ms with the collector, 58 ms without).
-Big responses are now parsed in the helper process (reviewer_ui.textdoc,
-reviewer_ui.treeindex) and need none of this; the diff layout still runs in the
-app and still needs it (``--no-gc-pause`` in that bench measures it again). With
-the layout drawn lazily (perfgui3) the first screen no longer depends on it, but the
-rest of the layout does: diff_max_stall 155 ms without the pause against 68-101 ms
-with it in the same hour (load 7-8); it goes when the diff moves to the helper.
+Big responses are parsed in the helper process (reviewer_ui.textdoc,
+reviewer_ui.treeindex) and big diffs are laid out there (reviewer_ui.diffdoc,
+reviewer_ui.diffproc): neither pauses the collector any more. What still does is
+``load_item``, which parses the item's gold and outputs in the app and keeps them
+(the diff compares them): frozen, a full collection skips them; not frozen, every
+full collection walks them (bench/viewer_bench.py --only diff, documents made as
+load_item makes them: diff_max_stall 41-52 ms with the pause, 41-71 ms without, load 4-5).
 
 ``paused()`` switches automatic collection off while such a job runs and, at
 the end, freezes what exists (``gc.freeze``) so later collections skip it.

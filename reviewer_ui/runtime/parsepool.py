@@ -6,7 +6,8 @@ GUI thread just the same. In a separate process the GUI keeps running. Big texts
 go and come back through temporary files (reviewer_ui.textdoc.pretty_file): the
 app maps the pretty-printed file and gets only a block index of a few kilobytes
 through the pipe; a big response's tree stays parsed here and is read a batch of
-rows at a time (reviewer_ui.treeindex).
+rows at a time (reviewer_ui.treeindex). Big diffs are parsed, diffed and laid out here
+too (reviewer_ui.diffproc); their row paths and folds are asked by the quick lane.
 
 Requests of the tree (its top row, a batch of rows, letting a value go) take a
 second way in, the *quick lane*: a thread in the helper answers them on a Unix
@@ -61,6 +62,8 @@ QUICK_CALLS = frozenset({
     "reviewer_ui.treeindex:rows",
     "reviewer_ui.treeindex:close_value",
     "reviewer_ui.treeindex:open_value",
+    "reviewer_ui.diffproc:path_at",
+    "reviewer_ui.diffproc:folded_rows",
 })
 LANE_CONNECT_S = 10.0  # how long a caller retries while the helper is starting
 

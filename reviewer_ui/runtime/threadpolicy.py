@@ -8,7 +8,12 @@ taking the previous one apart, reviewer_ui.runtime.disposal) those waits add up 
 bench/viewer_bench.py measured diff_max_stall 124-227 ms at 5 ms and 46-47 ms
 at 1 ms on this machine, and diff_to_visible did not get slower. Measured again
 with the lazy layout (perfgui3, load 4-8, ``--no-switch-interval``): diff_max_stall
-53-184 ms at 5 ms against 31-101 ms at 1 ms; it stays while the diff runs in the app.
+53-184 ms at 5 ms against 31-101 ms at 1 ms. Since the big diff is laid out in the helper
+process (reviewer_ui.diffproc) the diff no longer clearly depends on it (perf4, load 3-5,
+max of 5 diffs per run: diff_max_stall 22, 27, 43, 97 ms at 5 ms; 23-60 ms, one run 195, at
+1 ms), nor does opening a big item (item_open_max_stall 16-28 ms at 5 ms). It stays for the jobs that still run Python loops in the app, a rerun
+first (bench/rerun_bench.py gui_max_stall_during_rerun: medians 41 and 67 ms at 5 ms,
+37 and 49 ms at 1 ms, alternating, load 3-4).
 """
 
 from __future__ import annotations
