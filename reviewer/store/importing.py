@@ -41,6 +41,7 @@ from reviewer.jobs import JobContext
 from reviewer.store import audit
 from reviewer.store.bulk import CHUNK, insert_ignoring_duplicates, insert_many
 from reviewer.store.models import Blob, Dataset, Item, Output, Run, utcnow
+from reviewer.store.payloads import compact as compact_payload
 
 blob_t, dataset_t, item_t, run_t, output_t = (
     Blob.__table__, Dataset.__table__, Item.__table__, Run.__table__, Output.__table__,
@@ -374,7 +375,7 @@ def _item_row(rec, dataset_id: int, position: int, blobs: _Blobs) -> dict:
     return {
         "dataset_id": dataset_id, "record_id": rec.record_id, "position": position, "kind": rec.kind,
         "question": rec.question, "gold": rec.gold, "original_gold": rec.gold, "raw": rec.raw,
-        "payload": rec.payload, "context_hash": blobs.put(rec.context), "schema_hash": blobs.put(rec.schema),
+        "payload": compact_payload(rec.payload, rec.raw), "context_hash": blobs.put(rec.context), "schema_hash": blobs.put(rec.schema),
         "category": rec.category, "difficulty": rec.difficulty, "depth": rec.depth, "domain": rec.domain,
         "source_file": rec.source_file, "source_line": rec.source_line, "gold_edited": False, "version": 1,
     }

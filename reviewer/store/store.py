@@ -21,6 +21,7 @@ from reviewer.store import audit, exporting, importing, queries
 from reviewer.store.db import describe, make_engine, resolve_url
 from reviewer.store.migrations import upgrade
 from reviewer.store.models import AuditEntry, Blob, Dataset, Item, Output, Run, Score, utcnow
+from reviewer.store.payloads import expand as expand_payload
 from reviewer.store.views import AuditView, DatasetInfo, ItemDetail, ItemRow, OutputView, RunInfo
 
 dataset_t, item_t, run_t, output_t, blob_t, audit_t, score_t = (
@@ -176,7 +177,7 @@ class Store:
         return ItemDetail(
             id=r.id, dataset_id=r.dataset_id, dataset=r.dataset_name, record_id=r.record_id, position=r.position,
             kind=r.kind, question=r.question, gold=r.gold, original_gold=r.original_gold, raw=r.raw or {},
-            payload=r.payload or {}, context=texts.get(r.context_hash), schema=texts.get(r.schema_hash),
+            payload=expand_payload(r.payload, r.raw), context=texts.get(r.context_hash), schema=texts.get(r.schema_hash),
             category=r.category, difficulty=r.difficulty, depth=r.depth, domain=r.domain,
             source_file=r.source_file, source_line=r.source_line, version=r.version,
         )
