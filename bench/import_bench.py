@@ -191,6 +191,7 @@ def nestools_rates(sizes: list[int], repeat: int, pg: str | None) -> None:
                         "write": statistics.median(x["seconds"] - x["reader"] for x in runs),
                         "cpu": statistics.median(x["cpu"] + x["server_cpu"] for x in runs),
                         "server_cpu": statistics.median(x["server_cpu"] for x in runs),
+                        "feed_cpu": statistics.median(x["feed_cpu"] for x in runs),
                         "reader_cpu": statistics.median(x["reader_cpu"] for x in runs),
                         "growth": max(x["growth_mb"] for x in runs),
                         "peak": max(x["peak_mb"] for x in runs),
@@ -221,6 +222,13 @@ def nestools_rates(sizes: list[int], repeat: int, pg: str | None) -> None:
                 print(f"{p}_one_process_import_rate: {n / one['seconds']:.0f} items/s "
                       f"(per CPU second {n / one['cpu']:.0f}; the reading process gives {one['seconds'] / new['seconds']:.2f} x "
                       f"wall, {one['cpu'] / new['cpu']:.2f} x CPU)")
+                # Where the CPU goes with the reading process: each part's items per CPU second. On two
+                # free cores the wall rate approaches the slowest part's (the server shares the cores).
+                importer = new["cpu"] - new["feed_cpu"] - new["server_cpu"]
+                feed = f"{n / new['feed_cpu']:.0f} items/s" if new["feed_cpu"] else "not used (file under 8 MB)"
+                print(f"{p}_cpu_split: importer {n / max(importer, 1e-9):.0f} items/s, reading process {feed}"
+                      + (f", server {n / new['server_cpu']:.0f} items/s" if new["server_cpu"] else "")
+                      + " (items per CPU second of each)")
                 print(f"{p}_rss_growth: {new['growth']:.0f} MB (executemany {old['growth']:.0f} MB)")
                 print(f"{p}_peak_rss: {new['peak']:.0f} MB (reading process {new['feed_peak']:.0f} MB; "
                       f"executemany {old['peak']:.0f} MB)")

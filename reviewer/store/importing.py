@@ -7,7 +7,9 @@ Contracts:
   ``(dataset, record_id)`` and outputs by ``(run, item, replication)``; records
   already stored are kept as they are (a gold fixed in reviewer is never
   overwritten by the source file) and counted as unchanged or changed-in-source.
-- Streaming: items are written in chunks as the reader yields them.
+- Streaming: items are written in chunks as the reader yields them. A big file
+  may be read in a second process while this one writes (reviewer.store.import_feed,
+  chosen by Store.import_dataset); the contracts here hold either way.
 - Portable: a value that standard JSON or one of the two databases cannot hold
   the same way (NaN, Infinity, a NUL character, a lone surrogate) is refused with
   its record and JSON path, on SQLite exactly as on PostgreSQL.

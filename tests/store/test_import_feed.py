@@ -3,8 +3,6 @@ importer writes: the same rows, the same errors, nothing half-written, cancel en
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from sqlalchemy import func, select
 
@@ -12,7 +10,7 @@ from reviewer.errors import InputError
 from reviewer.jobs import Cancelled, JobContext
 from reviewer.store import import_feed
 from reviewer.store.models import Dataset, Item
-from tests.conftest import refdata
+from tests.store import records as R
 
 item_t, dataset_t = Item.__table__, Dataset.__table__
 COLUMNS = [c for c in item_t.c if c.name not in ("id", "dataset_id")]
@@ -20,31 +18,12 @@ COLUMNS = [c for c in item_t.c if c.name not in ("id", "dataset_id")]
 
 @pytest.fixture
 def nestools_files(tmp_path):
-    """``make(n, bad_line=None, duplicate=False)``: a NesTools data file and its ids file of n
-    items (the reference items repeated under new ids); ``bad_line`` is cut short (invalid
-    JSON), ``duplicate`` repeats the first item at the end."""
-    root = refdata("NesTools")
-    data = [json.loads(x) for x in (root / "data" / "test_data.jsonl").read_text().splitlines()]
-    ids = {r["test_id"]: r["api_ids"] for r in map(json.loads, (
-        root / "inference" / "build_test_prompt" / "test_api_ids.jsonl").read_text().splitlines())}
+    """``make(n, bad_line=None, duplicate=False)``: records.nestools_like in a new folder."""
+    made = []
 
     def make(n: int, bad_line: int | None = None, duplicate: bool = False):
-        folder = tmp_path / f"nt{n}_{bad_line}_{duplicate}"
-        folder.mkdir()
-        lines, id_lines = [], []
-        for i in range(n):
-            rec = dict(data[i % len(data)])
-            old, rec["test_id"] = rec["test_id"], i + 1
-            lines.append(json.dumps(rec))
-            id_lines.append(json.dumps({"test_id": i + 1, "api_ids": ids[old]}))
-        if bad_line:
-            lines[bad_line - 1] = lines[bad_line - 1][:-1]  # the line ends in the middle of its JSON
-        if duplicate:
-            lines.append(lines[0])
-            id_lines.append(id_lines[0])
-        (folder / "test_data.jsonl").write_text("\n".join(lines) + "\n")
-        (folder / "test_api_ids.jsonl").write_text("\n".join(id_lines) + "\n")
-        return folder / "test_data.jsonl"
+        made.append(tmp_path / f"nt{len(made)}")
+        return R.nestools_like(made[-1], n, bad_line=bad_line, duplicate=duplicate)
 
     return make
 
