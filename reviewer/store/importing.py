@@ -39,8 +39,8 @@ from reviewer.errors import InputError, ReviewerError
 from reviewer.formats.base import ParsedDataset, ParsedRun, blob_hash
 from reviewer.jobs import JobContext
 from reviewer.store import audit
-from reviewer.store.checks import check_item, check_storable, where_in_file
 from reviewer.store.bulk import CHUNK, insert_encoded, insert_ignoring_duplicates, insert_many, row_security_active
+from reviewer.store.checks import check_item, check_storable, where_in_file
 from reviewer.store.import_feed import ROW_KEYS as FEED_ROW_KEYS
 from reviewer.store.import_feed import Feed
 from reviewer.store.models import Blob, Dataset, Item, Output, Run, utcnow
