@@ -5,14 +5,16 @@ Each import runs in a fresh process into a fresh SQLite file (or PostgreSQL
 schema), so the figures include parsing, the one transaction and the blob
 de-duplication, and the peak memory is that process's own. The NesTools-like
 sets (the 1,000 reference items repeated under new ids, 1k/10k/100k) are
-imported twice in the same run: through reviewer.store.bulk (COPY /
-prepared executemany) and through plain SQLAlchemy executemany (the old path).
-The reader alone is timed in the same process, so the store's own write rate
-is shown beside the end-to-end rate. On a shared machine the wall-clock rate
+imported three times in the same run: as the app imports them (files of
+8 MB and more read in a second process, reviewer.store.import_feed, while
+reviewer.store.bulk writes: COPY / prepared executemany), the same with the
+file read in the importing process, and through plain SQLAlchemy executemany
+read in one process (the old path). The reader alone is timed in the same
+process, so the store's own write rate is shown beside the end-to-end rate. On a shared machine the wall-clock rate
 depends on what else runs, so each import's CPU time is measured too: this
 process's, plus on PostgreSQL the server process's (read from /proc, the server
 being on the same machine); ``_rate_per_cpu_second`` is items per second of that
-CPU. Peak RSS is the importing process's maximum resident size (``ru_maxrss``),
+CPU, and the reading process's. Peak RSS is the importing process's maximum resident size (``ru_maxrss``),
 given at every size: bounded memory means it does not grow with the item count.
 Prints one figure a line: ``name: value unit``.
 
@@ -70,6 +72,8 @@ from reviewer.store import Store, bulk, importing
 from reviewer.formats.registry import load_all, dataset_formats
 from reviewer.jobs import JobContext
 url, path, mode = sys.argv[1:4]
+if mode != "bulk":  # read in this process (no reading process: reviewer.store.import_feed)
+    os.environ["REVIEWER_IMPORT_FEED"] = "0"
 if mode == "executemany":  # the old path: SQLAlchemy Core's executemany of insert(), 1,000 rows at a time
     def insert_many(conn, table, rows):
         for start in range(0, len(rows), bulk.CHUNK):
@@ -97,13 +101,19 @@ t0, c0 = time.perf_counter(), time.process_time()
 for _ in dataset_formats()["nestools"].read(path, JobContext()).items:
     pass
 reader, reader_cpu = time.perf_counter() - t0, time.process_time() - c0
+def children():  # the import's reading process (reviewer.store.import_feed), once it has ended
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+k0 = children()[0]
 t0, c0, s0 = time.perf_counter(), time.process_time(), server_cpu()
 summary = store.import_dataset(path, format="nestools")
 elapsed, cpu, scpu = time.perf_counter() - t0, time.process_time() - c0, server_cpu() - s0
+kcpu, kpeak = children()[0] - k0, children()[1]
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": elapsed, "cpu": cpu, "server_cpu": scpu, "reader": reader, "reader_cpu": reader_cpu,
-                  "items": summary.added, "growth_mb": (peak - base) / 1024, "peak_mb": peak / 1024}))
+print(json.dumps({"seconds": elapsed, "cpu": cpu + kcpu, "feed_cpu": kcpu, "server_cpu": scpu, "reader": reader,
+                  "reader_cpu": reader_cpu, "items": summary.added, "growth_mb": (peak - base) / 1024,
+                  "peak_mb": peak / 1024, "feed_peak_mb": kpeak / 1024 if kcpu else 0.0}))
 """
 
 
@@ -159,7 +169,7 @@ def nestools_rates(sizes: list[int], repeat: int, pg: str | None) -> None:
             reps = repeat if n < 100_000 else max(1, repeat // 3)
             for backend in backends:
                 figures = {}
-                for mode in ("bulk", "executemany"):
+                for mode in ("bulk", "one_process", "executemany"):
                     runs = []
                     for r in range(reps):
                         if backend == "sqlite":
@@ -181,12 +191,14 @@ def nestools_rates(sizes: list[int], repeat: int, pg: str | None) -> None:
                         "write": statistics.median(x["seconds"] - x["reader"] for x in runs),
                         "cpu": statistics.median(x["cpu"] + x["server_cpu"] for x in runs),
                         "server_cpu": statistics.median(x["server_cpu"] for x in runs),
+                        "feed_cpu": statistics.median(x["feed_cpu"] for x in runs),
                         "reader_cpu": statistics.median(x["reader_cpu"] for x in runs),
                         "growth": max(x["growth_mb"] for x in runs),
                         "peak": max(x["peak_mb"] for x in runs),
+                        "feed_peak": max(x["feed_peak_mb"] for x in runs),
                     }
-                new, old = figures["bulk"], figures["executemany"]
-                rate, write_rate = n / new["seconds"], n / max(new["write"], 1e-9)
+                new, old, one = figures["bulk"], figures["executemany"], figures["one_process"]
+                rate, write_rate = n / new["seconds"], n / max(one["write"], 1e-9)
                 old_rate, old_write_rate = n / old["seconds"], n / max(old["write"], 1e-9)
                 cpu_rate, old_cpu_rate = n / new["cpu"], n / old["cpu"]
                 rate_per_size[(backend, n)] = rate
@@ -201,11 +213,25 @@ def nestools_rates(sizes: list[int], repeat: int, pg: str | None) -> None:
                       f"executemany {old_cpu_rate:.0f} items/s, {cpu_rate / old_cpu_rate:.2f} x; "
                       f"server share {new['server_cpu'] / new['cpu']:.2f})")
                 print(f"{p}_reader_rate_per_cpu_second: {n / new['reader_cpu']:.0f} items/s")
+                # Import time less the reader's time, both in one process (so without the reading process).
                 print(f"{p}_store_write_rate: {write_rate:.0f} items/s ({write_rate / 20_000:.2f} of 20,000; "
                       f"executemany {old_write_rate:.0f} items/s, {write_rate / old_write_rate:.2f} x)")
-                print(f"{p}_reader_share: {1 - new['write'] / new['seconds']:.2f} of the import time")
+                print(f"{p}_reader_share: {1 - one['write'] / one['seconds']:.2f} of the one-process import time")
+                # The same bulk writes with the file read in the importing process (no reading process):
+                # what the second process adds to the wall rate, and what it costs in CPU.
+                print(f"{p}_one_process_import_rate: {n / one['seconds']:.0f} items/s "
+                      f"(per CPU second {n / one['cpu']:.0f}; the reading process gives {one['seconds'] / new['seconds']:.2f} x "
+                      f"wall, {one['cpu'] / new['cpu']:.2f} x CPU)")
+                # Where the CPU goes with the reading process: each part's items per CPU second. On two
+                # free cores the wall rate approaches the slowest part's (the server shares the cores).
+                importer = new["cpu"] - new["feed_cpu"] - new["server_cpu"]
+                feed = f"{n / new['feed_cpu']:.0f} items/s" if new["feed_cpu"] else "not used (file under 8 MB)"
+                print(f"{p}_cpu_split: importer {n / max(importer, 1e-9):.0f} items/s, reading process {feed}"
+                      + (f", server {n / new['server_cpu']:.0f} items/s" if new["server_cpu"] else "")
+                      + " (items per CPU second of each)")
                 print(f"{p}_rss_growth: {new['growth']:.0f} MB (executemany {old['growth']:.0f} MB)")
-                print(f"{p}_peak_rss: {new['peak']:.0f} MB (executemany {old['peak']:.0f} MB)")
+                print(f"{p}_peak_rss: {new['peak']:.0f} MB (reading process {new['feed_peak']:.0f} MB; "
+                      f"executemany {old['peak']:.0f} MB)")
         for backend in backends:
             if (backend, sizes[0]) in rate_per_size and (backend, sizes[-1]) in rate_per_size:
                 ratio = rate_per_size[(backend, sizes[-1])] / rate_per_size[(backend, sizes[0])]

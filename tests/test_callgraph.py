@@ -87,3 +87,22 @@ def test_unknown_and_self_references_make_no_edge_but_are_reported():
 
 def test_malformed_calls_do_not_raise():
     assert chain_depth([None, {"parameters": "oops"}, {"responses": 3}]) == 1
+
+
+def test_the_nestools_readers_one_pass_depth_is_chain_depth():
+    """reviewer.formats.nestools computes the depth of every imported item in one pass
+    (skipping texts without a placeholder): the same number as chain_depth."""
+    from reviewer.formats.nestools import _chain_depth
+
+    cases = [
+        [],
+        LIBRARY,
+        [call("a", {"x": "API_call_0"}, ["API_call_0"]), call("b", {"y": "API_call_9"}, [])],  # self, unknown
+        [call("a", {}, ["API_call_0"]), call("b", {"l": ["x", {"k": "API_call_0"}], "n": 3}, ["API_call_1"]),
+         call("c", {"s": "from API_call_1 and API_call_0", "b": True, "f": 1.5}, [])],  # nested values
+        [call("a", {}, ["API_call_1"]), call("b", {"p": "API_call_10"}, []),  # a prefix is not the token
+         call("c", {"p": "XAPI_call_1"}, [])],
+        [call("a", {"p": "API_call_1"}, []), call("b", {}, ["API_call_1"])],  # used before it is produced
+    ]
+    assert [_chain_depth(c) for c in cases] == [chain_depth(c) for c in cases]
+    assert [_chain_depth(c) for c in cases] == [0, 3, 1, 3, 1, 1]

@@ -225,8 +225,17 @@ def _chain_depth(calls: list) -> int:
     deepest = 0
     for call in calls:
         depth = 1
-        for value in call["parameters"].values():
-            tokens = PLACEHOLDER.findall(value) if isinstance(value, str) else placeholders_in(value)
+        # Before any call returned a placeholder no token can count; a text without the
+        # token's fixed part holds none (a substring test in C, most values fail it).
+        for value in call["parameters"].values() if producer_depth else ():
+            if isinstance(value, str):
+                if "API_call_" not in value:
+                    continue
+                tokens = PLACEHOLDER.findall(value)
+            elif isinstance(value, (list, dict)):
+                tokens = placeholders_in(value)
+            else:
+                continue
             for token in tokens:
                 produced = producer_depth.get(token)
                 if produced is not None and produced >= depth:

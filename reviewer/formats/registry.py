@@ -47,6 +47,12 @@ def load_all() -> None:
         importlib.import_module(mod)
 
 
+def loaded_dataset_format(name: str) -> DatasetFormat:
+    """A dataset format whose module is already imported, without importing the others
+    (a process that reads one known format starts faster)."""
+    return _DATASET_FORMATS[name]
+
+
 def dataset_formats() -> dict[str, DatasetFormat]:
     load_all()
     return dict(_DATASET_FORMATS)

@@ -19,6 +19,7 @@ from reviewer.kinds import ItemKind
 from reviewer.review.patch import make_patch
 from reviewer.store import exporting
 from reviewer.store.models import Adjudication, Annotation, Blob, Item
+from reviewer.store.payloads import expand as expand_payload
 
 item_t, ann_t, adj_t, blob_t = Item.__table__, Annotation.__table__, Adjudication.__table__, Blob.__table__
 
@@ -135,7 +136,7 @@ def gold_provenance(store, dataset_id: int) -> list[dict]:
         {
             "record_id": r.record_id, "kind": r.kind, "question": r.question, "gold": r.gold,
             "category": r.category, "difficulty": (r.adj_rubric or {}).get("difficulty") or r.difficulty,
-            "depth": r.depth, "domain": r.domain, "payload": r.payload,
+            "depth": r.depth, "domain": r.domain, "payload": expand_payload(r.payload, r.raw),
             "provenance": {
                 "decision": "unanimous" if r.resolution == "auto" else "adjudicated",
                 "verdict": r.adj_verdict,

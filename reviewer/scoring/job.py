@@ -21,6 +21,7 @@ from reviewer.rerun.config import RunConfig
 from reviewer.scoring.base import Mode, ScoreResult, ScoringItem, ScoringOutput
 from reviewer.scoring.registry import scorer_for
 from reviewer.store.models import Blob, Dataset, Item, Output, Run, Score, utcnow
+from reviewer.store.payloads import expand as expand_payload
 
 item_t, output_t, run_t, score_t, blob_t, dataset_t = (
     Item.__table__, Output.__table__, Run.__table__, Score.__table__, Blob.__table__, Dataset.__table__,
@@ -54,7 +55,7 @@ class RunScores:
 
 def _scoring_item(row, texts: dict[str, str]) -> ScoringItem:
     return ScoringItem(
-        record_id=row.record_id, kind=row.kind, gold=row.gold, raw=row.raw or {}, payload=row.payload or {},
+        record_id=row.record_id, kind=row.kind, gold=row.gold, raw=row.raw or {}, payload=expand_payload(row.payload, row.raw),
         context=texts.get(row.context_hash), schema=texts.get(row.schema_hash), category=row.category,
         depth=row.depth,
     )

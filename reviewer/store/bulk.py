@@ -3,7 +3,7 @@
 Rows are dicts keyed by column name, as SQLAlchemy Core takes them. Values are
 converted by each column type's own bind processor (``None`` in a JSON column ->
 JSON ``null``, datetimes -> SQLite's text form), JSON values by orjson where it
-round-trips exactly (see ``_fast_json``), so what lands in the database reads
+round-trips exactly (see ``jsontext.fast_json``), so what lands in the database reads
 back exactly as what ``conn.execute(table.insert(), rows)`` writes; SQLAlchemy's
 per-row statement machinery (parameter construction, generic type processing)
 is skipped. Everything runs on the caller's connection, inside its transaction:
@@ -12,6 +12,7 @@ an import stays one atomic transaction.
 
 from __future__ import annotations
 
+import json
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import contextmanager
@@ -24,10 +25,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
-try:  # a runtime dependency; without it JSON goes through json.dumps as before
-    import orjson
-except ImportError:  # pragma: no cover
-    orjson = None
+from reviewer.store.jsontext import fast_json
 
 CHUNK = 1000
 
@@ -42,7 +40,7 @@ def insert_many(conn: Connection, table: Table, rows: Sequence[dict]) -> None:
         return
     values = _converted(conn, table, keys, rows)
     name = conn.dialect.name
-    if name == "postgresql" and _row_security_active(conn, table):
+    if name == "postgresql" and row_security_active(conn, table):
         # COPY FROM is refused on tables under row-level security (an admin importing into a
         # team database): plain INSERTs, which the policies check row by row
         _insert_core(conn, table, rows)
@@ -52,6 +50,34 @@ def insert_many(conn: Connection, table: Table, rows: Sequence[dict]) -> None:
         _executemany(conn, _insert_sql(conn, table, keys), values)
     else:  # pragma: no cover - only the two supported databases take the fast paths
         _insert_core(conn, table, rows)
+
+
+def insert_encoded(conn: Connection, table: Table, keys: Sequence[str], rows: Sequence[Sequence]) -> None:
+    """Insert value lists in ``keys`` order whose JSON columns already hold JSON text
+    (``encode_json``'s, as a reading process makes them: reviewer.store.import_feed)."""
+    if not rows:
+        return
+    keys = list(keys)
+    name = conn.dialect.name
+    if name not in ("postgresql", "sqlite") or (name == "postgresql" and row_security_active(conn, table)):
+        # the per-row INSERT path takes Python values: decode the texts back
+        json_keys = [k for k in keys if isinstance(table.c[k].type, JSON)]
+        dicts = [dict(zip(keys, row)) for row in rows]
+        for row in dicts:
+            for k in json_keys:
+                row[k] = json.loads(row[k])
+        _insert_core(conn, table, dicts)
+        return
+    procs = _processors(conn, table, keys)
+    converting = [(i, p) for i, p in enumerate(procs) if p is not None and not isinstance(table.c[keys[i]].type, JSON)]
+    values = [list(row) for row in rows]
+    for row in values:
+        for i, process in converting:
+            row[i] = process(row[i])
+    if name == "postgresql":
+        _copy(conn, table, keys, values)
+    else:
+        _executemany(conn, _insert_sql(conn, table, keys), values)
 
 
 def insert_ignoring_duplicates(conn: Connection, table: Table, rows: Iterable[dict]) -> None:
@@ -86,7 +112,7 @@ def _converted(conn: Connection, table: Table, keys: list[str], rows: Sequence[d
     procs = _processors(conn, table, keys)
     json_columns = {i for i, k in enumerate(keys) if procs[i] is not None and isinstance(table.c[k].type, JSON)}
     for i in json_columns:
-        procs[i] = _fast_json(procs[i])
+        procs[i] = fast_json(procs[i])
     get = itemgetter(*keys) if len(keys) > 1 else (lambda row, k=keys[0]: (row[k],))
     converting = [(i, p, i in json_columns) for i, p in enumerate(procs) if p is not None]
     if not converting:
@@ -110,47 +136,6 @@ def _converted(conn: Connection, table: Table, keys: list[str], rows: Sequence[d
 
 
 _NOTHING = object()
-
-
-def _fast_json(slow: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """A JSON column's bind processor with orjson in front (10x faster than json.dumps;
-    JSON encoding was ~60% of the insert time of a NesTools item).
-
-    orjson's text is used only when it reads back as json.dumps's text would, so
-    what is stored reads back exactly as before: orjson refuses integers beyond
-    64 bits and non-string keys, and writes NaN and infinities as null -- text
-    containing "null" is decoded and compared -- all of which go through the
-    column's own processor, as does None (the column type maps it itself). The text may differ in spacing
-    and in non-ASCII escaping, never in the value.
-    """
-    if orjson is None:  # pragma: no cover - orjson is a runtime dependency
-        return slow
-
-    def process(value: Any) -> Any:
-        if value is None or isinstance(value, (str, int, float, bool)):
-            return slow(value)
-        try:
-            text = orjson.dumps(value)
-        except (orjson.JSONEncodeError, TypeError):
-            return slow(value)
-        # orjson is lossy only where it writes null for NaN or an infinity: without
-        # "null" in the text (a substring search) it cannot have been; with it, compare.
-        if b"null" in text and not _same_json(orjson.loads(text), value):
-            return slow(value)
-        return text.decode()
-
-    return process
-
-
-def _same_json(decoded: Any, value: Any) -> bool:
-    """Whether orjson's decoded text equals the value (tuples read back as lists, as json.dumps writes them)."""
-    if isinstance(value, tuple):
-        value = list(value)
-    if isinstance(value, (list, dict)) and type(decoded) is type(value):
-        if isinstance(value, dict):
-            return decoded.keys() == value.keys() and all(_same_json(decoded[k], value[k]) for k in value)
-        return len(decoded) == len(value) and all(_same_json(d, v) for d, v in zip(decoded, value))
-    return decoded == value
 
 
 def _insert_sql(conn: Connection, table: Table, keys: list[str]) -> str:
@@ -180,7 +165,7 @@ def _executemany(conn: Connection, sql: str, values: list[list]) -> None:
         cursor.close()
 
 
-def _row_security_active(conn: Connection, table: Table) -> bool:
+def row_security_active(conn: Connection, table: Table) -> bool:
     """Whether row-level security applies to the connected user on ``table`` (PostgreSQL)."""
     name = conn.dialect.identifier_preparer.format_table(table)
     return bool(conn.exec_driver_sql("select row_security_active(to_regclass(%(t)s))", {"t": name}).scalar())

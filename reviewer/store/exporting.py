@@ -26,6 +26,7 @@ from reviewer.formats.base import DatasetRecord, ExportItem
 from reviewer.formats.registry import dataset_formats
 from reviewer.jobs import JobContext
 from reviewer.store.models import Adjudication, Annotation, Blob, Dataset, Item
+from reviewer.store.payloads import expand as expand_payload
 
 item_t, blob_t, ann_t, adj_t, dataset_t = (
     Item.__table__, Blob.__table__, Annotation.__table__, Adjudication.__table__, Dataset.__table__,
@@ -59,7 +60,7 @@ def export_items(conn, dataset_id: int) -> list[ExportItem]:
     return [
         ExportItem(
             record_id=r.record_id, raw=r.raw, gold=r.gold, original_gold=r.original_gold,
-            context=texts.get(r.context_hash), schema=texts.get(r.schema_hash), payload=r.payload or {},
+            context=texts.get(r.context_hash), schema=texts.get(r.schema_hash), payload=expand_payload(r.payload, r.raw),
         )
         for r in rows
     ]
@@ -105,7 +106,7 @@ def provenance_rows(conn, dataset_id: int, gold_only: bool = False):
         yield {
             "record_id": r.record_id, "kind": r.kind, "question": r.question, "gold": r.gold,
             "original_gold": r.original_gold, "gold_edited": r.gold_edited, "category": r.category,
-            "difficulty": r.difficulty, "depth": r.depth, "domain": r.domain, "payload": r.payload,
+            "difficulty": r.difficulty, "depth": r.depth, "domain": r.domain, "payload": expand_payload(r.payload, r.raw),
             "provenance": {
                 "source_file": r.source_file, "source_line": r.source_line,
                 "annotations": anns.get(r.id, []),

@@ -7,7 +7,9 @@ Contracts:
   ``(dataset, record_id)`` and outputs by ``(run, item, replication)``; records
   already stored are kept as they are (a gold fixed in reviewer is never
   overwritten by the source file) and counted as unchanged or changed-in-source.
-- Streaming: items are written in chunks as the reader yields them.
+- Streaming: items are written in chunks as the reader yields them. A big file
+  may be read in a second process while this one writes (reviewer.store.import_feed,
+  chosen by Store.import_dataset); the contracts here hold either way.
 - Portable: a value that standard JSON or one of the two databases cannot hold
   the same way (NaN, Infinity, a NUL character, a lone surrogate) is refused with
   its record and JSON path, on SQLite exactly as on PostgreSQL.
@@ -25,7 +27,6 @@ from __future__ import annotations
 import gc
 import json
 import queue
-import re
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -34,13 +35,16 @@ from sqlalchemy import func, select, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
-from reviewer.errors import InputError, ReviewerError, json_path
-from reviewer.formats._jsonio import text_problem, unstorable
+from reviewer.errors import InputError, ReviewerError
 from reviewer.formats.base import ParsedDataset, ParsedRun, blob_hash
 from reviewer.jobs import JobContext
 from reviewer.store import audit
-from reviewer.store.bulk import CHUNK, insert_ignoring_duplicates, insert_many
+from reviewer.store.bulk import CHUNK, insert_encoded, insert_ignoring_duplicates, insert_many, row_security_active
+from reviewer.store.checks import check_item, check_storable, where_in_file
+from reviewer.store.import_feed import ROW_KEYS as FEED_ROW_KEYS
+from reviewer.store.import_feed import Feed
 from reviewer.store.models import Blob, Dataset, Item, Output, Run, utcnow
+from reviewer.store.payloads import compact as compact_payload
 
 blob_t, dataset_t, item_t, run_t, output_t = (
     Blob.__table__, Dataset.__table__, Item.__table__, Run.__table__, Output.__table__,
@@ -183,52 +187,6 @@ def _find_or_create_dataset(conn: Connection, parsed: ParsedDataset, name: str, 
     return row.id
 
 
-def _where(rec) -> str:
-    return f"line {rec.source_line}" if rec.source_line else f"record {rec.record_id!r}"
-
-
-# Markers of JSON text that may decode to something unstorable; only such texts are parsed.
-_SUSPECT_JSON_TEXT = re.compile(r"NaN|Infinity|\\u0000|\\u[dD][89a-fA-F]|\d{309,}|[eE]\+?\d{3,}")
-
-
-def check_storable(source, where: str, fields: dict, json_texts: dict | None = None) -> None:
-    """InputError naming ``where`` and the JSON path of the first value neither database
-    can hold alike. ``fields`` maps a field name to a JSON value or a text; a field
-    named "raw" is the source record itself, so its paths are the file's own.
-    ``json_texts`` are texts holding JSON (a tool response, a schema), checked by
-    what they decode to.
-    """
-    if not json_texts and unstorable(fields) is None:  # one pass in C for the usual, clean record
-        return
-    for name, value in fields.items():
-        if value is None:
-            continue
-        if isinstance(value, str):
-            problem = text_problem(value)
-            if problem:
-                raise InputError(source, f"{where}, {name}", f"holds {problem}")
-            continue
-        found = unstorable(value)
-        if found:
-            parts, problem = found
-            label = json_path(parts) if name == "raw" else f"{name} {json_path(parts)}"
-            raise InputError(source, f"{where}, {label}", f"holds {problem}")
-    for name, value in (json_texts or {}).items():
-        if not value:
-            continue
-        problem = text_problem(value)
-        if problem is None and _SUSPECT_JSON_TEXT.search(value):
-            try:
-                decoded = json.loads(value)
-            except (ValueError, RecursionError):
-                decoded = None
-            found = unstorable(decoded)
-            if found:
-                raise InputError(source, f"{where}, {name} {json_path(found[0])}", f"holds {found[1]}")
-        elif problem:
-            raise InputError(source, f"{where}, {name}", f"holds {problem}")
-
-
 def _lock_for_import(conn: Connection, key: str) -> None:
     """Serialise imports (see the module docstring). ``key`` names what is imported; on PostgreSQL
     every import takes the same table lock, since a per-key advisory lock can be held by anyone."""
@@ -291,64 +249,124 @@ def _collector_paused():
 
 
 def import_dataset(
-    engine: Engine, parsed: ParsedDataset, ctx: JobContext, name: str | None = None, actor: str = "import"
+    engine: Engine, parsed: ParsedDataset, ctx: JobContext, name: str | None = None, actor: str = "import",
+    feed: Feed | None = None,
 ) -> ImportSummary:
+    """Import ``parsed`` (see the module docstring). With ``feed`` (a started
+    reviewer.store.import_feed.Feed of the same file) the items come from its reading
+    process, already checked and encoded, and ``parsed.items`` is not read; the feed
+    is closed when the import ends, however it ends. Under row-level security
+    (PostgreSQL team mode, no COPY) the feed is not used either way."""
     ds = parsed.dataset
     name = name or ds.name
-    with _collector_paused(), _database_errors(ds.source, f"dataset {name!r}"), engine.begin() as conn:
-        _lock_for_import(conn, f"dataset:{name}")
-        check_storable(ds.source, "dataset", {"meta": ds.meta}, {f"file {k!r}": v for k, v in ds.blobs.items()})
-        blobs = _Blobs(conn)
-        meta = dict(ds.meta)
-        meta["_blobs"] = sorted(blobs.put(text) for text in ds.blobs.values())
-        dataset_id = _find_or_create_dataset(conn, parsed, name, meta)
-        existing = dict(
-            conn.execute(select(item_t.c.record_id, item_t.c.id).where(item_t.c.dataset_id == dataset_id)).all()
-        )
-        position = conn.execute(
-            select(func.coalesce(func.max(item_t.c.position), -1)).where(item_t.c.dataset_id == dataset_id)
-        ).scalar() + 1
-        summary = ImportSummary(dataset=name, dataset_id=dataset_id)
-        seen: dict[str, str] = {}
-        rows: list[dict] = []
-        stored_raw: list = []  # (record_id, raw) of records already in the database, checked per chunk
-        writer = _Writer(threaded=conn.dialect.name == "postgresql")
+    try:
+        with _collector_paused(), _database_errors(ds.source, f"dataset {name!r}"), engine.begin() as conn:
+            return _import_dataset(conn, parsed, ctx, name, actor, feed)
+    finally:
+        if feed is not None:
+            feed.close()
 
-        def flush() -> None:
-            nonlocal rows, stored_raw
-            chunk_blobs, chunk_rows, chunk_stored = blobs.take(), rows, stored_raw
-            rows, stored_raw = [], []
-            writer.submit(lambda: _write_chunk(conn, dataset_id, chunk_blobs, chunk_rows, chunk_stored, summary))
 
-        try:
-            for n, rec in enumerate(parsed.items, 1):
-                if rec.record_id in seen:
-                    raise InputError(
-                        rec.source_file or ds.source, _where(rec),
-                        f"duplicate id {rec.record_id!r} (first seen at {seen[rec.record_id]})",
-                    )
-                seen[rec.record_id] = _where(rec)
-                _check_item(rec, ds.source)
-                if rec.record_id in existing:
-                    stored_raw.append((rec.record_id, rec.raw))
-                else:
-                    rows.append(_item_row(rec, dataset_id, position, blobs))
-                    position += 1
-                    summary.added += 1
-                if len(rows) + len(stored_raw) >= CHUNK:
-                    flush()
-                if n % 200 == 0:
-                    ctx.check_cancelled()
-                    ctx.progress(n, None, f"read {n} items")
-            flush()
-        except BaseException:
-            writer.abandon()
-            raise
-        writer.finish()
-        audit.record(conn, actor, "dataset", dataset_id, "import",
-                     after={"source": ds.source, "format": ds.format, "added": summary.added})
+def _import_dataset(conn: Connection, parsed: ParsedDataset, ctx: JobContext, name: str, actor: str,
+                    feed: Feed | None) -> ImportSummary:
+    ds = parsed.dataset
+    _lock_for_import(conn, f"dataset:{name}")
+    check_storable(ds.source, "dataset", {"meta": ds.meta}, {f"file {k!r}": v for k, v in ds.blobs.items()})
+    blobs = _Blobs(conn)
+    meta = dict(ds.meta)
+    meta["_blobs"] = sorted(blobs.put(text) for text in ds.blobs.values())
+    dataset_id = _find_or_create_dataset(conn, parsed, name, meta)
+    existing = dict(
+        conn.execute(select(item_t.c.record_id, item_t.c.id).where(item_t.c.dataset_id == dataset_id)).all()
+    )
+    position = conn.execute(
+        select(func.coalesce(func.max(item_t.c.position), -1)).where(item_t.c.dataset_id == dataset_id)
+    ).scalar() + 1
+    summary = ImportSummary(dataset=name, dataset_id=dataset_id)
+    seen: dict[str, str] = {}
+    writer = _Writer(threaded=conn.dialect.name == "postgresql")
+    if feed is not None and conn.dialect.name == "postgresql" and row_security_active(conn, item_t):
+        feed = None  # the INSERT path would decode every encoded row again: read here instead
+
+    def first_seen(record_id: str, file, where: str) -> None:
+        if record_id in seen:
+            raise InputError(file, where, f"duplicate id {record_id!r} (first seen at {seen[record_id]})")
+        seen[record_id] = where
+
+    try:
+        if feed is None:
+            _read_here(parsed, ctx, conn, dataset_id, blobs, existing, position, summary, writer, first_seen)
+        else:
+            _read_from_feed(feed, ctx, conn, dataset_id, existing, position, summary, writer, first_seen)
+    except BaseException:
+        writer.abandon()
+        raise
+    writer.finish()
+    audit.record(conn, actor, "dataset", dataset_id, "import",
+                 after={"source": ds.source, "format": ds.format, "added": summary.added})
     ctx.progress(len(seen), len(seen), summary.describe())
     return summary
+
+
+def _read_here(parsed, ctx, conn, dataset_id, blobs, existing, position, summary, writer, first_seen) -> None:
+    """The items read and checked in this process, written a chunk at a time."""
+    source = parsed.dataset.source
+    rows: list[dict] = []
+    stored_raw: list = []  # (record_id, raw) of records already in the database, checked per chunk
+
+    def flush() -> None:
+        nonlocal rows, stored_raw
+        chunk_blobs, chunk_rows, chunk_stored = blobs.take(), rows, stored_raw
+        rows, stored_raw = [], []
+        writer.submit(lambda: _write_chunk(conn, dataset_id, chunk_blobs, chunk_rows, chunk_stored, summary))
+
+    for n, rec in enumerate(parsed.items, 1):
+        first_seen(rec.record_id, rec.source_file or source, where_in_file(rec))
+        check_item(rec, source)
+        if rec.record_id in existing:
+            stored_raw.append((rec.record_id, rec.raw))
+        else:
+            rows.append(_item_row(rec, dataset_id, position, blobs))
+            position += 1
+            summary.added += 1
+        if len(rows) + len(stored_raw) >= CHUNK:
+            flush()
+        if n % 200 == 0:
+            ctx.check_cancelled()
+            ctx.progress(n, None, f"read {n} items")
+    flush()
+
+
+def _read_from_feed(feed, ctx, conn, dataset_id, existing, position, summary, writer, first_seen) -> None:
+    """The items from the feed's reading process: checked and encoded there; ids, positions
+    and the records already stored are this side's (the database's) business."""
+    n = 0
+    for chunk_blobs, entries in feed.chunks():
+        rows: list[list] = []
+        stored_raw: list = []
+        for record_id, where, file, raw_text, row in entries:
+            first_seen(record_id, file, where)
+            if record_id in existing:
+                stored_raw.append((record_id, json.loads(raw_text)))
+            else:
+                rows.append([dataset_id, position, *row])
+                position += 1
+                summary.added += 1
+        n += len(entries)
+        writer.submit(lambda b=chunk_blobs, r=rows, s=stored_raw: _write_encoded_chunk(conn, dataset_id, b, r, s, summary))
+        ctx.check_cancelled()
+        ctx.progress(n, None, f"read {n} items")
+
+
+def _write_encoded_chunk(conn: Connection, dataset_id: int, blobs: dict, rows: list[list], stored: list,
+                         summary: ImportSummary) -> None:
+    """``_write_chunk`` for rows from the feed (value lists, JSON columns as text)."""
+    _write_blobs(conn, blobs)
+    insert_encoded(conn, item_t, FEED_KEYS, rows)
+    _count_changed(conn, dataset_id, stored, summary)
+
+
+FEED_KEYS = ("dataset_id", "position", *FEED_ROW_KEYS)
 
 
 def _write_chunk(conn: Connection, dataset_id: int, blobs: dict, rows: list[dict], stored: list,
@@ -360,21 +378,11 @@ def _write_chunk(conn: Connection, dataset_id: int, blobs: dict, rows: list[dict
     _count_changed(conn, dataset_id, stored, summary)
 
 
-def _check_item(rec, source) -> None:
-    if rec.storable_checked and rec.context is None and rec.schema is None:
-        return  # the reader checked every value as it read it (see ItemRecord.storable_checked)
-    fields = {"raw": rec.raw, "record id": rec.record_id, "gold": rec.gold, "payload": rec.payload,
-              "question": rec.question, "category": rec.category, "difficulty": rec.difficulty, "domain": rec.domain}
-    texts = {k: v for k, v in (("context", rec.context), ("schema", rec.schema))
-             if v and (text_problem(v) or _SUSPECT_JSON_TEXT.search(v))}
-    check_storable(rec.source_file or source, _where(rec), fields, texts)
-
-
 def _item_row(rec, dataset_id: int, position: int, blobs: _Blobs) -> dict:
     return {
         "dataset_id": dataset_id, "record_id": rec.record_id, "position": position, "kind": rec.kind,
         "question": rec.question, "gold": rec.gold, "original_gold": rec.gold, "raw": rec.raw,
-        "payload": rec.payload, "context_hash": blobs.put(rec.context), "schema_hash": blobs.put(rec.schema),
+        "payload": compact_payload(rec.payload, rec.raw), "context_hash": blobs.put(rec.context), "schema_hash": blobs.put(rec.schema),
         "category": rec.category, "difficulty": rec.difficulty, "depth": rec.depth, "domain": rec.domain,
         "source_file": rec.source_file, "source_line": rec.source_line, "gold_edited": False, "version": 1,
     }

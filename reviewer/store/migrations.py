@@ -101,12 +101,35 @@ def item_compression(conn: Connection) -> None:
     conn.exec_driver_sql(f"ALTER TABLE {table} {alters}")
 
 
+# --- Step: the id in the position and record id indexes on PostgreSQL (issue 14) -----
+# The item table first reads the ordered id list of the whole dataset. By position or
+# record id the index gives the order but not the id, so PostgreSQL fetched every row
+# from the table: 100k items by record id descending took 215-260 ms, in random heap
+# order. With the id in the index (INCLUDE) it is an index-only scan: 52 ms (measured
+# after VACUUM, as autovacuum leaves a table after an import). SQLite's indexes already
+# end in the rowid, which is the id: nothing to do there.
+def browse_indexes(conn: Connection) -> None:
+    """Rebuild ``uq_item_record`` and ``ix_item_dataset_position`` with ``INCLUDE (id)`` (PostgreSQL)."""
+    if conn.dialect.name != "postgresql":
+        return
+    prep = conn.dialect.identifier_preparer
+    table = prep.format_table(models.Item.__table__)
+    conn.exec_driver_sql(
+        f"ALTER TABLE {table} DROP CONSTRAINT uq_item_record, "
+        "ADD CONSTRAINT uq_item_record UNIQUE (dataset_id, record_id) INCLUDE (id)"
+    )
+    position = next(i for i in models.Item.__table__.indexes if i.name == "ix_item_dataset_position")
+    position.drop(conn)
+    position.create(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline: datasets, items, runs, outputs, scores, annotations, adjudications, audit", _baseline),
     Migration(2, "review protocol: item_review stage, annotation first submission, assignment", _review_protocol),
     Migration(3, "sort indexes: (dataset, column, position) per sortable item column", _sort_indexes),
     Migration(4, "guards: per-item check results, adjudicator overrides, per-dataset guard settings", _guard_tables),
     Migration(5, "item JSON columns compressed with lz4 on PostgreSQL (import speed)", item_compression),
+    Migration(6, "position and record id indexes carry the item id on PostgreSQL (first screen)", browse_indexes),
 )
 
 _meta = MetaData()

@@ -53,9 +53,11 @@ class Item(SQLModel, table=True):
     """A benchmark item. ``raw`` is the source record as read; ``gold`` the current
     gold (edited by fixes and adjudication); ``original_gold`` the gold as imported."""
 
+    # On PostgreSQL both carry the id (schema step 6): the item table's ordered id list
+    # by position or record id is then an index-only scan (see migrations.browse_indexes).
     __table_args__ = (
-        UniqueConstraint("dataset_id", "record_id", name="uq_item_record"),
-        Index("ix_item_dataset_position", "dataset_id", "position"),
+        UniqueConstraint("dataset_id", "record_id", name="uq_item_record", postgresql_include=["id"]),
+        Index("ix_item_dataset_position", "dataset_id", "position", postgresql_include=["id"]),
     )
     id: int | None = Field(default=None, primary_key=True)
     dataset_id: int = _fk("dataset.id", index=False)

@@ -17,10 +17,11 @@ from sqlalchemy.exc import DBAPIError
 from reviewer.errors import InputError, NotFound, ReviewerError
 from reviewer.formats.registry import find_dataset_format, find_run_format
 from reviewer.jobs import JobContext, silent
-from reviewer.store import audit, exporting, importing, queries
+from reviewer.store import audit, exporting, import_feed, importing, queries
 from reviewer.store.db import describe, make_engine, resolve_url
 from reviewer.store.migrations import upgrade
 from reviewer.store.models import AuditEntry, Blob, Dataset, Item, Output, Run, Score, utcnow
+from reviewer.store.payloads import expand as expand_payload
 from reviewer.store.views import AuditView, DatasetInfo, ItemDetail, ItemRow, OutputView, RunInfo
 
 dataset_t, item_t, run_t, output_t, blob_t, audit_t, score_t = (
@@ -128,7 +129,15 @@ class Store:
         path = Path(path)
         fmt = find_dataset_format(path, format)
         ctx = ctx or silent()
-        return importing.import_dataset(self.engine, fmt.read(path, ctx), ctx, name=name, actor=actor)
+        parsed = fmt.read(path, ctx)
+        # A big file is read in a second process while this one writes (import_feed).
+        feed = import_feed.Feed(fmt.name, path).start() if import_feed.wanted(fmt.name, path) else None
+        try:
+            return importing.import_dataset(self.engine, parsed, ctx, name=name, actor=actor, feed=feed)
+        except import_feed.Broken:
+            # the reading process died before its first word or midway (nothing was written):
+            # read here, as for a small file
+            return importing.import_dataset(self.engine, fmt.read(path, ctx), ctx, name=name, actor=actor)
 
     def import_run(
         self, dataset: str | int, path: str | Path, format: str | None = None, name: str | None = None,
@@ -176,7 +185,7 @@ class Store:
         return ItemDetail(
             id=r.id, dataset_id=r.dataset_id, dataset=r.dataset_name, record_id=r.record_id, position=r.position,
             kind=r.kind, question=r.question, gold=r.gold, original_gold=r.original_gold, raw=r.raw or {},
-            payload=r.payload or {}, context=texts.get(r.context_hash), schema=texts.get(r.schema_hash),
+            payload=expand_payload(r.payload, r.raw), context=texts.get(r.context_hash), schema=texts.get(r.schema_hash),
             category=r.category, difficulty=r.difficulty, depth=r.depth, domain=r.domain,
             source_file=r.source_file, source_line=r.source_line, version=r.version,
         )

@@ -73,3 +73,46 @@ def test_upgrade_from_version_4_switches_to_lz4_and_keeps_the_items(pg_url):
         assert _compression(conn) == dict.fromkeys(LZ4_COLUMNS, "l")
         assert conn.execute(text("select record_id, gold::text from item order by record_id")).all() == stored
     store.close()
+
+
+def _browse_index_defs(conn) -> dict:
+    rows = conn.execute(text(
+        "select indexname, indexdef from pg_indexes where schemaname = current_schema() "
+        "and indexname in ('uq_item_record', 'ix_item_dataset_position')")).all()
+    return dict(rows)
+
+
+def _first_screen_plan(conn, dataset_id: int, column: str) -> str:
+    """The plan of the item table's ordered id list (browse.ordered_ids) by ``column`` descending."""
+    conn.execute(text("set local enable_seqscan = off"))  # a tiny table would be read whole instead
+    return "\n".join(conn.execute(text(
+        f"explain select id from item where dataset_id = :ds order by {column} desc"), {"ds": dataset_id}).scalars())
+
+
+def test_postgresql_position_and_record_id_orders_read_only_the_index(pg_url):
+    """Schema step 6: the id list by position or record id needs no table row (index-only scan),
+    on a new database and on one upgraded from version 5, whose items stay, unique as before."""
+    store = Store(pg_url)
+    with store.engine.begin() as conn:
+        assert all("INCLUDE (id)" in d for d in _browse_index_defs(conn).values())
+        conn.execute(text("alter table item drop constraint uq_item_record, "
+                          "add constraint uq_item_record unique (dataset_id, record_id)"))
+        conn.execute(text("drop index ix_item_dataset_position"))
+        conn.execute(text("create index ix_item_dataset_position on item (dataset_id, position)"))
+        conn.execute(schema_table.update().values(version=5))  # as a version 5 database was made
+    ds = import_dataset(store.engine, R.dataset(_items(30)), silent()).dataset_id
+    with store.engine.begin() as conn:
+        assert "Index Only Scan" not in _first_screen_plan(conn, ds, "record_id")
+    assert upgrade(store.engine, MIGRATIONS) == MIGRATIONS[-1].version
+    with store.engine.begin() as conn:
+        defs = _browse_index_defs(conn)
+        assert len(defs) == 2 and all("INCLUDE (id)" in d for d in defs.values())
+        assert "Index Only Scan Backward using uq_item_record" in _first_screen_plan(conn, ds, "record_id")
+    with store.engine.begin() as conn:
+        assert "Index Only Scan Backward using ix_item_dataset_position" in _first_screen_plan(conn, ds, "position")
+    assert len(store.item_page(ItemQuery(ds, sort="record_id", descending=True), 0, 100)) == 30
+    with pytest.raises(Exception, match="uq_item_record"):
+        with store.engine.begin() as conn:  # still one record id per dataset
+            conn.execute(text("insert into item (dataset_id, record_id, position, kind, gold_edited, version) "
+                              "values (:ds, 'q0', 99, 'k', false, 1)"), {"ds": ds})
+    store.close()

@@ -1,0 +1,69 @@
+"""The checks an import makes of each item before storing it: values both databases store alike.
+
+No SQLAlchemy here: the import's reading process (reviewer.store.import_feed) runs them too.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from reviewer.errors import InputError, json_path
+from reviewer.formats._jsonio import text_problem, unstorable
+
+
+def where_in_file(rec) -> str:
+    return f"line {rec.source_line}" if rec.source_line else f"record {rec.record_id!r}"
+
+
+# Markers of JSON text that may decode to something unstorable; only such texts are parsed.
+_SUSPECT_JSON_TEXT = re.compile(r"NaN|Infinity|\\u0000|\\u[dD][89a-fA-F]|\d{309,}|[eE]\+?\d{3,}")
+
+
+def check_storable(source, where: str, fields: dict, json_texts: dict | None = None) -> None:
+    """InputError naming ``where`` and the JSON path of the first value neither database
+    can hold alike. ``fields`` maps a field name to a JSON value or a text; a field
+    named "raw" is the source record itself, so its paths are the file's own.
+    ``json_texts`` are texts holding JSON (a tool response, a schema), checked by
+    what they decode to.
+    """
+    if not json_texts and unstorable(fields) is None:  # one pass in C for the usual, clean record
+        return
+    for name, value in fields.items():
+        if value is None:
+            continue
+        if isinstance(value, str):
+            problem = text_problem(value)
+            if problem:
+                raise InputError(source, f"{where}, {name}", f"holds {problem}")
+            continue
+        found = unstorable(value)
+        if found:
+            parts, problem = found
+            label = json_path(parts) if name == "raw" else f"{name} {json_path(parts)}"
+            raise InputError(source, f"{where}, {label}", f"holds {problem}")
+    for name, value in (json_texts or {}).items():
+        if not value:
+            continue
+        problem = text_problem(value)
+        if problem is None and _SUSPECT_JSON_TEXT.search(value):
+            try:
+                decoded = json.loads(value)
+            except (ValueError, RecursionError):
+                decoded = None
+            found = unstorable(decoded)
+            if found:
+                raise InputError(source, f"{where}, {name} {json_path(found[0])}", f"holds {found[1]}")
+        elif problem:
+            raise InputError(source, f"{where}, {name}", f"holds {problem}")
+
+
+def check_item(rec, source) -> None:
+    """InputError naming the item's file, line or record and JSON path if it holds a value the databases cannot store alike."""
+    if rec.storable_checked and rec.context is None and rec.schema is None:
+        return  # the reader checked every value as it read it (see ItemRecord.storable_checked)
+    fields = {"raw": rec.raw, "record id": rec.record_id, "gold": rec.gold, "payload": rec.payload,
+              "question": rec.question, "category": rec.category, "difficulty": rec.difficulty, "domain": rec.domain}
+    texts = {k: v for k, v in (("context", rec.context), ("schema", rec.schema))
+             if v and (text_problem(v) or _SUSPECT_JSON_TEXT.search(v))}
+    check_storable(rec.source_file or source, where_in_file(rec), fields, texts)

@@ -1,0 +1,106 @@
+"""A big NesTools file is read in a second process (reviewer.store.import_feed) while the
+importer writes: the same rows, the same errors, nothing half-written, cancel ends it."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from reviewer.errors import InputError
+from reviewer.jobs import Cancelled, JobContext
+from reviewer.store import import_feed
+from reviewer.store.models import Dataset, Item
+from tests.store import records as R
+
+item_t, dataset_t = Item.__table__, Dataset.__table__
+COLUMNS = [c for c in item_t.c if c.name not in ("id", "dataset_id")]
+
+
+@pytest.fixture
+def nestools_files(tmp_path):
+    """``make(n, bad_line=None, duplicate=False)``: records.nestools_like in a new folder."""
+    made = []
+
+    def make(n: int, bad_line: int | None = None, duplicate: bool = False):
+        made.append(tmp_path / f"nt{len(made)}")
+        return R.nestools_like(made[-1], n, bad_line=bad_line, duplicate=duplicate)
+
+    return make
+
+
+@pytest.fixture
+def feed_always(monkeypatch):
+    """Every NesTools import goes through the reading process, whatever the file's size;
+    the list records each feed started."""
+    started = []
+    real_start = import_feed.Feed.start
+
+    def start(self):
+        started.append(self)
+        return real_start(self)
+
+    monkeypatch.setattr(import_feed, "MIN_BYTES", 0)
+    monkeypatch.setattr(import_feed.Feed, "start", start)
+    return started
+
+
+def _items(store, name: str) -> list[tuple]:
+    with store.engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(
+            select(*COLUMNS).join(dataset_t, dataset_t.c.id == item_t.c.dataset_id)
+            .where(dataset_t.c.name == name).order_by(item_t.c.position))]
+
+
+def _count(store, table) -> int:
+    with store.engine.connect() as conn:
+        return conn.execute(select(func.count()).select_from(table)).scalar_one()
+
+
+def test_the_reading_process_stores_what_reading_here_stores(store, nestools_files, feed_always, monkeypatch):
+    path = nestools_files(1000)
+    fed = store.import_dataset(path, format="nestools", name="fed")
+    assert len(feed_always) == 1 and feed_always[0].received == 1 and feed_always[0].proc is None  # ended
+    monkeypatch.setenv("REVIEWER_IMPORT_FEED", "0")
+    here = store.import_dataset(path, format="nestools", name="here")
+    assert len(feed_always) == 1  # the second import read in this process
+    assert (fed.added, here.added) == (1000, 1000)
+    assert _items(store, "fed") == _items(store, "here")
+    item = store.find_item("fed", "1")
+    assert item.payload["api_ids"] == [9031, 10894, 1163] and item.payload["apis"] == item.raw["api"]
+    monkeypatch.delenv("REVIEWER_IMPORT_FEED")
+    again = store.import_dataset(path, format="nestools", name="fed")  # re-import: counted, nothing added
+    assert (again.added, again.unchanged, again.changed_in_source) == (0, 1000, [])
+
+
+def test_bad_input_in_the_reading_process_names_file_and_line_and_writes_nothing(store, nestools_files, feed_always):
+    path = nestools_files(2500, bad_line=2200)  # two chunks were written before the bad line
+    with pytest.raises(InputError) as err:
+        store.import_dataset(path, format="nestools", name="bad")
+    assert err.value.path == str(path) and err.value.where.startswith("line 2200, column")
+    assert "truncated" in err.value.message
+    assert _count(store, item_t) == 0 and _count(store, dataset_t) == 0
+    assert feed_always[0].proc is None
+
+
+def test_a_duplicate_id_from_the_reading_process_names_both_places(store, nestools_files, feed_always):
+    path = nestools_files(30, duplicate=True)
+    with pytest.raises(InputError, match=r"duplicate test_id '1' \(first on line 1\)") as err:
+        store.import_dataset(path, format="nestools", name="dup")
+    assert (err.value.path, err.value.where) == (str(path), "line 31, $.test_id")
+    assert _count(store, item_t) == 0
+
+
+def test_cancel_ends_the_reading_process_and_writes_nothing(store, nestools_files, feed_always):
+    big = nestools_files(3000)  # three chunks: cancelled after the first
+    ctx = JobContext(on_progress=lambda p: ctx.cancel() if p.done >= 1000 else None)
+    with pytest.raises(Cancelled):
+        store.import_dataset(big, format="nestools", name="cancelled", ctx=ctx)
+    assert _count(store, item_t) == 0 and _count(store, dataset_t) == 0
+    assert feed_always[0].proc is None  # the reading process was ended, not left running
+
+
+def test_a_reading_process_that_dies_is_replaced_by_reading_here(store, nestools_files, feed_always, monkeypatch):
+    monkeypatch.setitem(import_feed.FORMATS, "nestools", "reviewer.formats.no_such_module")  # the child fails
+    summary = store.import_dataset(nestools_files(40), format="nestools", name="fallback")
+    assert summary.added == 40 and len(feed_always) == 1
+    assert _count(store, item_t) == 40
