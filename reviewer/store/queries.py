@@ -267,7 +267,13 @@ def _scored_items(query: ItemQuery, columns) -> Select:
 
 def _dataset_size(conn, query: ItemQuery) -> int | None:
     """The dataset's item count (its last position + 1, from the position index), or None
-    when the store holds more than twice as many scores: then a walk may not pay."""
+    when the store holds more than twice as many scores, or row-level security applies
+    (a team's annotator): then a walk may not pay."""
+    if conn.dialect.name == "postgresql" and conn.execute(
+            select(func.row_security_active("score").op("OR")(func.row_security_active("item")))).scalar():
+        # The walk would check the policies on every score of every run until it has a page
+        # of this annotator's assigned items; the per-item lookup reads only those items.
+        return None
     last = conn.execute(select(func.max(item_t.c.position)).where(item_t.c.dataset_id == query.dataset_id)).scalar()
     top = conn.execute(select(func.max(score_t.c.id))).scalar() or 0  # ids only grow: at least the row count
     return None if last is None or top > 2 * (last + 1) else last + 1
