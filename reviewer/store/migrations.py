@@ -123,6 +123,14 @@ def browse_indexes(conn: Connection) -> None:
     position.create(conn)
 
 
+# --- Step: the score sort index (issue 14) ----------------------------------------------
+# Sorting the item table by a run's score walks score (mode, value, output_id) in order
+# (queries._scored_items) instead of looking up and sorting every item's score.
+# Declared on the Score table, so a new database gets it from create_all.
+def _score_sort_index(conn: Connection) -> None:
+    next(i for i in models.Score.__table__.indexes if i.name == "ix_score_sort").create(conn, checkfirst=True)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline: datasets, items, runs, outputs, scores, annotations, adjudications, audit", _baseline),
     Migration(2, "review protocol: item_review stage, annotation first submission, assignment", _review_protocol),
@@ -130,6 +138,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "guards: per-item check results, adjudicator overrides, per-dataset guard settings", _guard_tables),
     Migration(5, "item JSON columns compressed with lz4 on PostgreSQL (import speed)", item_compression),
     Migration(6, "position and record id indexes carry the item id on PostgreSQL (first screen)", browse_indexes),
+    Migration(7, "score sort index: (mode, value, output_id) for the item table's score sort", _score_sort_index),
 )
 
 _meta = MetaData()

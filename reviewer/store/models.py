@@ -120,7 +120,12 @@ class Output(SQLModel, table=True):
 
 
 class Score(SQLModel, table=True):
-    __table_args__ = (UniqueConstraint("output_id", "scorer", "mode", name="uq_score"),)
+    __table_args__ = (
+        UniqueConstraint("output_id", "scorer", "mode", name="uq_score"),
+        # The item table's score sort walks this (reviewer.store.queries._scored_items);
+        # PostgreSQL carries the id too, for the "first score of the output" check.
+        Index("ix_score_sort", "mode", "value", "output_id", postgresql_include=["id"]),
+    )
     id: int | None = Field(default=None, primary_key=True)
     output_id: int = _fk("output.id", index=False)
     scorer: str
