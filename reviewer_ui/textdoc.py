@@ -338,8 +338,16 @@ def pretty_bytes(value: Any) -> bytes:
     helper's GIL, and so the tree, for 30-150 ms. Big containers near the top are
     printed PRINT_SLICE members at a time; the rest whole."""
     parts: list[bytes] = []
-    _print_into(value, 0, parts)
+    print_pieces(value, parts.append)
     return b"".join(parts)
+
+
+def print_pieces(value: Any, put: Callable[[bytes], Any], indent: bool = True) -> None:
+    """Hand ``orjson.dumps(value)`` (``indent``: with OPT_INDENT_2) to ``put`` in pieces, each
+    made by one short C call (see ``pretty_bytes``); joined, they are byte for byte what one
+    call makes. Raises TypeError (orjson.JSONEncodeError) where that call would, e.g. on a
+    non-string key; ``put`` may then have received some pieces."""
+    _print_into(value, 0, put, indent)
 
 
 def _indented(data: bytes, depth: int) -> bytes:
@@ -347,34 +355,39 @@ def _indented(data: bytes, depth: int) -> bytes:
     return data.replace(b"\n", b"\n" + b"  " * depth) if depth else data
 
 
-def _print_into(value: Any, depth: int, parts: list[bytes]) -> None:
+def _print_into(value: Any, depth: int, put: Callable[[bytes], Any], indent: bool) -> None:
     kind = type(value)
+    option = orjson.OPT_INDENT_2 if indent else None
+    pad = (lambda d: b"  " * d) if indent else (lambda d: b"")
+    newline = b"\n" if indent else b""
     if kind not in (dict, list) or not value or depth >= _SLICE_FROM_DEPTH:
-        parts.append(_indented(orjson.dumps(value, option=orjson.OPT_INDENT_2), depth))
+        put(_indented(orjson.dumps(value, option=option), depth) if indent else orjson.dumps(value))
         return
-    inner = b"  " * (depth + 1)
-    opener, closer = (b"{\n", b"}") if kind is dict else (b"[\n", b"]")
-    parts.append(opener)
+    opener, closer = (b"{", b"}") if kind is dict else (b"[", b"]")
+    put(opener + newline)
     if len(value) > PRINT_SLICE and all(type(v) not in (dict, list) or len(v) <= PRINT_SLICE for v in _sample(value)):
         # Many small members: a slice at a time, printed as a container of its own
-        # whose brackets are dropped ("[\n" ... "\n]" at depth 0).
+        # whose brackets are dropped ("[\n" ... "\n]" indented, "[" ... "]" compact).
         members = list(value.items()) if kind is dict else value
+        cut = len(opener + newline)
         for start in range(0, len(members), PRINT_SLICE):
             piece = members[start : start + PRINT_SLICE]
-            printed = orjson.dumps(dict(piece) if kind is dict else piece, option=orjson.OPT_INDENT_2)
+            printed = orjson.dumps(dict(piece) if kind is dict else piece, option=option)
             if start:
-                parts.append(b",\n")
-            parts.append(b"  " * depth + _indented(printed[2:-2], depth))
+                put(b"," + newline)
+            put(pad(depth) + _indented(printed[cut:-cut], depth) if indent else printed[cut:-cut])
     else:
         members = value.items() if kind is dict else ((None, v) for v in value)
         for n, (key, member) in enumerate(members):
             if n:
-                parts.append(b",\n")
-            parts.append(inner)
+                put(b"," + newline)
+            put(pad(depth + 1))
             if kind is dict:
-                parts.append(orjson.dumps(key) + b": ")
-            _print_into(member, depth + 1, parts)
-    parts.append(b"\n" + b"  " * depth + closer)
+                if type(key) is not str:  # as one call would (orjson writes only string keys)
+                    raise orjson.JSONEncodeError(f"Dict key must be str: {key!r}")
+                put(orjson.dumps(key) + (b": " if indent else b":"))
+            _print_into(member, depth + 1, put, indent)
+    put(newline + pad(depth) + closer)
 
 
 def _sample(value) -> list:
