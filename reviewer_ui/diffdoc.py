@@ -186,7 +186,7 @@ def build_diff(ctx: JobContext | None, left: Any, right: Any, options: DiffOptio
     from reviewer_ui.runtime import parsepool
 
     pair = _compact_pair(left, right)
-    if pair is not None and len(pair[0]) + len(pair[1]) >= IN_HELPER_FROM and parsepool.executor() is not None:
+    if pair is not None and _size(pair) >= IN_HELPER_FROM and parsepool.executor() is not None:
         from reviewer_ui.diffproc import diff_in_helper
 
         return diff_in_helper(ctx, left, right, pair, options, on_partial)
@@ -194,16 +194,27 @@ def build_diff(ctx: JobContext | None, left: Any, right: Any, options: DiffOptio
     return _build_diff(ctx, left, right, options, on_partial)
 
 
-def _compact_pair(left: Any, right: Any) -> tuple[bytes, bytes] | None:
-    """Both values as compact JSON (one short C call each), or None when orjson cannot
+def _compact_pair(left: Any, right: Any) -> tuple[list[bytes], list[bytes]] | None:
+    """Both values as compact JSON, each a list of pieces that join to ``orjson.dumps`` of it
+    (reviewer_ui.textdoc.print_pieces: many short C calls, where one call on a 5 MB value
+    held the GIL, and so the GUI, for 8 ms and more under load), or None when orjson cannot
     write them. Known gap: NaN and infinities (not JSON; only the lenient json fallback
     of ``parse_json`` makes them) are written as null, so a big pair shows them as null."""
-    try:
-        import orjson
+    from reviewer_ui import textdoc
 
-        return orjson.dumps(left), orjson.dumps(right)
-    except (ImportError, TypeError):  # orjson.JSONEncodeError is a TypeError
+    if textdoc.orjson is None:
         return None
+    pair: tuple[list[bytes], list[bytes]] = ([], [])
+    try:
+        for value, parts in zip((left, right), pair):
+            textdoc.print_pieces(value, parts.append, indent=False)
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return None
+    return pair
+
+
+def _size(pair: tuple[list[bytes], list[bytes]]) -> int:
+    return sum(len(part) for parts in pair for part in parts)
 
 
 def _build_diff(ctx, left, right, options, on_partial) -> DiffResult:

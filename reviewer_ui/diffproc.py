@@ -8,7 +8,10 @@ window responsive. In the helper process (reviewer_ui.runtime.parsepool) none of
 touches the app's interpreter.
 
 What crosses the process boundary, for a pair of N rows:
-- in: both values as compact JSON bytes (``orjson.dumps``, one short C call each), and the
+- in: both values as compact JSON in two files the helper reads and deletes (written in
+  pieces, reviewer_ui.diffdoc._compact_pair: pickling 10 MB of bytes and pushing them through
+  the helper's pipe 64 KB at a time kept the GIL changing hands between the GUI and the pool's
+  feeder thread, the likeliest cause of the 60-195 ms diff stalls seen under load), and the
   changes the app found (the first screen does not wait for the helper: the app diffs the
   values it already holds and lays out only the first FIRST_ROWS rows, then hands the pair over);
 - out (``lay_out_loaded``, or ``lay_out_pair`` when nothing is shown early): each pane's
@@ -71,17 +74,40 @@ def _collector_on() -> None:
 _loaded: dict[str, tuple] = {}  # key -> (left, right) parsed by ``load_pair``, waiting for ``lay_out_loaded``
 
 
-def load_pair(key: str, left_data: bytes, right_data: bytes) -> None:
-    """Helper side: parse a pair (compact JSON texts) and keep it for ``lay_out_loaded``, which
-    the app queues right behind this call once it has diffed the pair itself."""
+def load_pair(key: str, left_path: str, right_path: str) -> None:
+    """Helper side: parse a pair (compact JSON texts in files the app wrote, ``hand_over``;
+    deleted here) and keep it for ``lay_out_loaded``, which the app queues right behind this
+    call once it has diffed the pair itself."""
     import orjson
 
     _collector_off()
     try:
-        _loaded[key] = (orjson.loads(left_data), orjson.loads(right_data))
+        _loaded[key] = tuple(orjson.loads(_take_file(path)) for path in (left_path, right_path))
     except BaseException:
         _collector_on()
         raise
+
+
+def _take_file(path: str) -> bytes:
+    """Helper side: the contents of a file the app handed over, deleted once read."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    finally:
+        os.unlink(path)
+
+
+def hand_over(parts: list[bytes]) -> str:
+    """App side: a file (in shared memory when the system has it) holding ``parts`` joined,
+    for the helper to read and delete. Each write releases the GIL; nothing is pickled."""
+    fd, path = tempfile.mkstemp(prefix="reviewer-pair-", suffix=".json", dir=_memory_dir())
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.writelines(parts)
+    except BaseException:
+        os.unlink(path)
+        raise
+    return path
 
 
 def lay_out_loaded(key: str, changes: list, options: DiffOptions | None) -> dict:
@@ -104,11 +130,10 @@ def drop_loaded(key: str) -> None:
         _collector_on()
 
 
-def lay_out_pair(key: str, left_data: bytes, right_data: bytes, options: DiffOptions | None) -> dict:
-    """Helper side: parse, diff and lay out a pair, and hand it over compactly with its
-    changes (see the module docstring)."""
-    load_pair(key, left_data, right_data)
-    del left_data, right_data
+def lay_out_pair(key: str, left_path: str, right_path: str, options: DiffOptions | None) -> dict:
+    """Helper side: parse (as ``load_pair``), diff and lay out a pair, and hand it over
+    compactly with its changes (see the module docstring)."""
+    load_pair(key, left_path, right_path)
     left, right = _loaded.pop(key)
     try:
         whole = _lay_out(key, left, right, diff(left, right, options or DiffOptions()), options)
@@ -155,9 +180,13 @@ def _memory_dir() -> str | None:
 
 def _unlink_panes(whole: dict) -> None:
     """App side: the files of a layout nobody will show (its diff was cancelled)."""
-    for side in ("left", "right"):
+    _unlink([whole[side][0] for side in ("left", "right")])
+
+
+def _unlink(paths: list[str]) -> None:
+    for path in paths:
         try:
-            os.unlink(whole[side][0])
+            os.unlink(path)
         except OSError:
             pass
 
@@ -294,8 +323,9 @@ class _EnoughRows(Exception):
     """Stops the app's own layout once the first rows are handed over."""
 
 
-def diff_in_helper(ctx, left: Any, right: Any, data: tuple[bytes, bytes], options, on_partial):
+def diff_in_helper(ctx, left: Any, right: Any, pair: tuple[list[bytes], list[bytes]], options, on_partial):
     """App side (a job on a worker): the DiffResult of a pair laid out in the helper.
+    ``pair``: both values as compact JSON pieces (reviewer_ui.diffdoc._compact_pair).
 
     With ``on_partial``, the worker first diffs the pair itself and lays out only its first
     FIRST_ROWS rows, handed to ``on_partial``; then the helper parses the pair and lays out
@@ -310,8 +340,10 @@ def diff_in_helper(ctx, left: Any, right: Any, data: tuple[bytes, bytes], option
     from reviewer_ui.treeindex import new_key
 
     key = new_key()
+    paths: list[str] = []
     if on_partial is None:  # nothing to show early: the helper does it all
-        whole_future = parsepool.submit(lay_out_pair, key, data[0], data[1], options)
+        paths = [hand_over(parts) for parts in pair]
+        whole_future = parsepool.submit(lay_out_pair, key, *paths, options)
     changes = None
     laying_out = on_partial is None
     try:
@@ -332,10 +364,11 @@ def diff_in_helper(ctx, left: Any, right: Any, data: tuple[bytes, bytes], option
             # Handed over only now: the helper parsing meanwhile took the CPU the first rows
             # needed (2 cores, shared): first screen 131-145 ms that way, 88-107 ms this way,
             # the whole layout no later (355-363 against 357-387 ms; bench/viewer_bench.py).
-            parsepool.submit(load_pair, key, data[0], data[1])
+            paths = [hand_over(parts) for parts in pair]
+            parsepool.submit(load_pair, key, *paths)
             whole_future = parsepool.submit(lay_out_loaded, key, changes, options)  # right behind it, in order
             laying_out = True
-        del data
+        del pair
         while True:
             if ctx is not None:
                 ctx.check_cancelled()
@@ -351,6 +384,8 @@ def diff_in_helper(ctx, left: Any, right: Any, data: tuple[bytes, bytes], option
             whole_future.add_done_callback(lambda f: f.exception() is None and _unlink_panes(f.result()))
         elif laying_out and on_partial is not None:  # parsed (or about to be), never laid out
             parsepool.submit(drop_loaded, key)
+        elif laying_out:  # lay_out_pair never started: the files handed over are still there
+            _unlink(paths)
         raise
     if changes is None:
         changes = whole["changes"]

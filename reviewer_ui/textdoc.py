@@ -18,6 +18,7 @@ import tempfile
 import threading
 from array import array
 from bisect import bisect_right
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass, field
@@ -305,20 +306,28 @@ def pretty_file(src_path: str, key: str | None = None) -> tuple:
     that the tree (reviewer_ui.treeindex) need not parse the text again."""
     from reviewer_ui.treeindex import parse_once
 
-    # Kept before printing, so the tree need not wait for the print; parsed once even
-    # when the tree brought the same text first (reviewer_ui.treeindex).
-    size, value = parse_once(key, src_path, KEEP_VALUE_BELOW + 1)
-    if size is None:
-        return "error", value
-    pretty = None
-    if orjson is not None:
-        try:
-            pretty = pretty_bytes(value)
-        except orjson.JSONEncodeError:
-            pass  # very deep or a very big integer: the slower printer below copes
-    if pretty is None:
-        pretty = pretty_text(value, 2).encode("utf-8", "surrogatepass")
-    del value
+    if _take_abandoned(src_path):  # the app moved on before the helper came to it
+        _discard(src_path)  # (unless the tree read it)
+        return ("abandoned",)
+    try:
+        # Kept before printing, so the tree need not wait for the print; parsed once even
+        # when the tree brought the same text first (reviewer_ui.treeindex).
+        size, value = parse_once(key, src_path, KEEP_VALUE_BELOW + 1)
+        if size is None:
+            return "error", value
+        pretty = None
+        if orjson is not None:
+            try:
+                pretty = pretty_bytes(value, lambda: src_path in _abandoned)
+            except orjson.JSONEncodeError:
+                pass  # very deep or a very big integer: the slower printer below copes
+            except _Abandoned:
+                return ("abandoned",)
+        if pretty is None:
+            pretty = pretty_text(value, 2).encode("utf-8", "surrogatepass")
+        del value
+    finally:
+        _take_abandoned(src_path)
     starts, firsts, n = block_index(pretty, _BlockLines.BLOCK)
     fd, out_path = tempfile.mkstemp(prefix="reviewer-pretty-", suffix=".json")
     with os.fdopen(fd, "wb") as f:
@@ -327,19 +336,60 @@ def pretty_file(src_path: str, key: str | None = None) -> tuple:
     return "ok", out_path, starts, firsts, n
 
 
+# Helper side: the texts (by the file handed over) the app no longer shows, newest last.
+_abandoned: OrderedDict[str, None] = OrderedDict()
+_ABANDONED_KEPT = 64  # marks of texts whose print was over before the mark came are forgotten
+_abandoned_lock = threading.Lock()
+
+
+class _Abandoned(Exception):
+    """The app no longer shows the text being printed (``abandon``)."""
+
+
+def abandon(src_path: str) -> None:
+    """Helper side (quick lane): do not print (any more) the text handed over in ``src_path``:
+    the user moved on, and the next item's print and its tree would wait behind it (a 5 MB
+    print: 150-500 ms). ``pretty_file`` answers ``("abandoned",)`` when it comes to it, or at
+    its next piece."""
+    with _abandoned_lock:
+        _abandoned[src_path] = None
+        while len(_abandoned) > _ABANDONED_KEPT:
+            _abandoned.popitem(last=False)
+
+
+def _take_abandoned(src_path: str) -> bool:
+    with _abandoned_lock:
+        return _abandoned.pop(src_path, 0) is None
+
+
 PRINT_SLICE = 200  # members printed per orjson call by ``pretty_bytes``
 _SLICE_FROM_DEPTH = 3  # containers this deep (or with at most PRINT_SLICE members) are printed whole
 
 
-def pretty_bytes(value: Any) -> bytes:
+def pretty_bytes(value: Any, stop: Callable[[], bool] | None = None) -> bytes:
     """``orjson.dumps(value, option=OPT_INDENT_2)``, byte for byte, made by many short
     calls instead of one: the helper's quick lane (reviewer_ui.runtime.parsepool)
     answers the tree between two calls, where one call on a 5 MB value held the
     helper's GIL, and so the tree, for 30-150 ms. Big containers near the top are
-    printed PRINT_SLICE members at a time; the rest whole."""
+    printed PRINT_SLICE members at a time; the rest whole. ``stop`` is asked before
+    each piece: True raises _Abandoned."""
     parts: list[bytes] = []
-    _print_into(value, 0, parts)
+    put = parts.append
+    if stop is not None:
+        def put(piece: bytes) -> None:
+            if stop():
+                raise _Abandoned
+            parts.append(piece)
+    print_pieces(value, put)
     return b"".join(parts)
+
+
+def print_pieces(value: Any, put: Callable[[bytes], Any], indent: bool = True) -> None:
+    """Hand ``orjson.dumps(value)`` (``indent``: with OPT_INDENT_2) to ``put`` in pieces, each
+    made by one short C call (see ``pretty_bytes``); joined, they are byte for byte what one
+    call makes. Raises TypeError (orjson.JSONEncodeError) where that call would, e.g. on a
+    non-string key; ``put`` may then have received some pieces."""
+    _print_into(value, 0, put, indent)
 
 
 def _indented(data: bytes, depth: int) -> bytes:
@@ -347,34 +397,39 @@ def _indented(data: bytes, depth: int) -> bytes:
     return data.replace(b"\n", b"\n" + b"  " * depth) if depth else data
 
 
-def _print_into(value: Any, depth: int, parts: list[bytes]) -> None:
+def _print_into(value: Any, depth: int, put: Callable[[bytes], Any], indent: bool) -> None:
     kind = type(value)
+    option = orjson.OPT_INDENT_2 if indent else None
+    pad = (lambda d: b"  " * d) if indent else (lambda d: b"")
+    newline = b"\n" if indent else b""
     if kind not in (dict, list) or not value or depth >= _SLICE_FROM_DEPTH:
-        parts.append(_indented(orjson.dumps(value, option=orjson.OPT_INDENT_2), depth))
+        put(_indented(orjson.dumps(value, option=option), depth) if indent else orjson.dumps(value))
         return
-    inner = b"  " * (depth + 1)
-    opener, closer = (b"{\n", b"}") if kind is dict else (b"[\n", b"]")
-    parts.append(opener)
+    opener, closer = (b"{", b"}") if kind is dict else (b"[", b"]")
+    put(opener + newline)
     if len(value) > PRINT_SLICE and all(type(v) not in (dict, list) or len(v) <= PRINT_SLICE for v in _sample(value)):
         # Many small members: a slice at a time, printed as a container of its own
-        # whose brackets are dropped ("[\n" ... "\n]" at depth 0).
+        # whose brackets are dropped ("[\n" ... "\n]" indented, "[" ... "]" compact).
         members = list(value.items()) if kind is dict else value
+        cut = len(opener + newline)
         for start in range(0, len(members), PRINT_SLICE):
             piece = members[start : start + PRINT_SLICE]
-            printed = orjson.dumps(dict(piece) if kind is dict else piece, option=orjson.OPT_INDENT_2)
+            printed = orjson.dumps(dict(piece) if kind is dict else piece, option=option)
             if start:
-                parts.append(b",\n")
-            parts.append(b"  " * depth + _indented(printed[2:-2], depth))
+                put(b"," + newline)
+            put(pad(depth) + _indented(printed[cut:-cut], depth) if indent else printed[cut:-cut])
     else:
         members = value.items() if kind is dict else ((None, v) for v in value)
         for n, (key, member) in enumerate(members):
             if n:
-                parts.append(b",\n")
-            parts.append(inner)
+                put(b"," + newline)
+            put(pad(depth + 1))
             if kind is dict:
-                parts.append(orjson.dumps(key) + b": ")
-            _print_into(member, depth + 1, parts)
-    parts.append(b"\n" + b"  " * depth + closer)
+                if type(key) is not str:  # as one call would (orjson writes only string keys)
+                    raise orjson.JSONEncodeError(f"Dict key must be str: {key!r}")
+                put(orjson.dumps(key) + (b": " if indent else b":"))
+            _print_into(member, depth + 1, put, indent)
+    put(newline + pad(depth) + closer)
 
 
 def _sample(value) -> list:
@@ -505,10 +560,12 @@ def _start_whole(text: str, what: str, key: str | None = None) -> Future:
     thread hands the text over so that the caller returns at once. Cancelling the
     Future before the helper has started on it spares the helper the work."""
     whole: Future = Future()
+    whole.source = Future()  # the file handed over: the tree parses it if the print has not started
 
     def make() -> None:
         try:
             src_path = _write_source(text)
+            whole.source.set_result(src_path)
             from reviewer_ui.runtime import parsepool
 
             inner = parsepool.submit(pretty_file, src_path, key)
@@ -517,13 +574,17 @@ def _start_whole(text: str, what: str, key: str | None = None) -> Future:
                 inner.cancel()
             try:
                 outcome = inner.result()
-            except CancelledError:  # never started: the helper did not delete the file
-                os.unlink(src_path)
+            except CancelledError:  # never started: the helper did not delete the file (unless the tree read it)
+                _discard(src_path)
+                return
+            if outcome[0] == "abandoned":  # the viewer moved on while it was printed
                 return
             doc = _finished_document(outcome, text, what)[1]
             if not whole.cancelled():
                 whole.set_result(doc)
         except BaseException as exc:  # noqa: BLE001 - the viewer shows it in place of the text
+            if not whole.source.done():
+                whole.source.set_result(None)
             if not whole.cancelled():
                 whole.set_exception(exc)
 
@@ -531,13 +592,23 @@ def _start_whole(text: str, what: str, key: str | None = None) -> Future:
     return whole
 
 
+def _discard(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
 def cancel_pending(doc: LineDocument) -> None:
-    """The viewer no longer shows ``doc``: drop the helper's work for it if not started."""
+    """The viewer no longer shows ``doc``: drop the helper's work for it if not started,
+    and stop it if it is under way (``abandon``)."""
     whole = doc.pending
     if whole is not None and whole.cancel():
         inner = getattr(whole, "inner", None)
-        if inner is not None:
-            inner.cancel()
+        if inner is not None and not inner.cancel() and inner.running():
+            from reviewer_ui.runtime import parsepool
+
+            parsepool.quick(abandon, whole.source.result())
 
 
 def _prepare_big(text: str, what: str) -> ParsedJsonText:
@@ -591,7 +662,9 @@ def ensure_value(ctx, parsed: ParsedJsonText) -> Any:
 
     remote = isinstance(parsed.value, RemoteJson)
     if parsed.ok and parsed.source is not None and (remote or not parsed.value_ready):
-        parsed.value = open_text(parsed.source, parsed.value.key if remote else parsed.helper_key)
+        handed = getattr(parsed.document.pending, "source", None)  # the print's file of this text, if any
+        handed_over = handed.result() if handed is not None and not remote else None
+        parsed.value = open_text(parsed.source, parsed.value.key if remote else parsed.helper_key, handed_over)
         parsed.value_ready = True
     return parsed.value
 

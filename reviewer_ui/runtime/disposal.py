@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 # Our own references while inspecting a popped object: the local name and getrefcount's argument.
@@ -32,6 +33,18 @@ HANDOFF_WAIT_S = 0.1
 
 def _shred(ctx, box: list) -> int:
     """Take the objects in ``box`` apart (a job); return how many containers were emptied."""
+    return take_apart(box)
+
+
+PAUSE_EVERY = 512  # containers emptied between two calls of ``take_apart``'s ``pause``
+
+
+def take_apart(box: list, pause: Callable[[], Any] | None = None) -> int:
+    """Free the objects in ``box`` (whose caller drops its own references right after handing
+    them over) a piece at a time, in a Python loop the interpreter can switch threads in;
+    return how many containers were emptied. ``pause``, called every PAUSE_EVERY containers,
+    may wait for more urgent work. Qt-free: the helper process uses it too
+    (reviewer_ui.treeindex), where one cascade held up the quick lane's answers."""
     stack = box[:]
     box.clear()  # the caller's reference is gone: the stack holds the only ones now
     _await_handoff(stack)
@@ -53,6 +66,8 @@ def _shred(ctx, box: list) -> int:
         else:
             continue
         emptied += 1
+        if pause is not None and emptied % PAUSE_EVERY == 0:
+            pause()
     return emptied
 
 

@@ -64,6 +64,7 @@ QUICK_CALLS = frozenset({
     "reviewer_ui.treeindex:open_value",
     "reviewer_ui.diffproc:path_at",
     "reviewer_ui.diffproc:folded_rows",
+    "reviewer_ui.textdoc:abandon",
 })
 LANE_CONNECT_S = 10.0  # how long a caller retries while the helper is starting
 
@@ -98,13 +99,28 @@ def _serve_lane(listener: Listener) -> None:
         threading.Thread(target=_answer_lane, args=(conn,), name="quick-lane-call", daemon=True).start()
 
 
+_lane_calls = 0  # helper side: quick calls being answered
+_lane_quiet = threading.Condition()
+LANE_QUIET_WAIT_S = 0.5  # how long background work in the helper waits for the lane at most
+
+
+def wait_lane_idle() -> None:
+    """Helper side: wait (up to LANE_QUIET_WAIT_S) until no quick call is being answered:
+    background work (freeing a value let go of) steps aside for the tree's requests."""
+    with _lane_quiet:
+        _lane_quiet.wait_for(lambda: _lane_calls == 0, LANE_QUIET_WAIT_S)
+
+
 def _answer_lane(conn) -> None:
+    global _lane_calls
     with conn:
         while True:
             try:
                 name, args = conn.recv()
             except (EOFError, OSError):
                 return
+            with _lane_quiet:
+                _lane_calls += 1
             try:
                 if name not in QUICK_CALLS:
                     raise ValueError(f"not a quick call: {name}")
@@ -112,6 +128,10 @@ def _answer_lane(conn) -> None:
                 answer = ("ok", getattr(importlib.import_module(module), function)(*args))
             except Exception as exc:  # noqa: BLE001 - delivered to the caller
                 answer = ("error", exc)
+            finally:
+                with _lane_quiet:
+                    _lane_calls -= 1
+                    _lane_quiet.notify_all()
             try:
                 conn.send(answer)
             except (OSError, ValueError):

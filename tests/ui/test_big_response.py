@@ -307,3 +307,69 @@ def test_the_helper_prints_in_short_calls_the_same_bytes_as_one_call():
         assert pretty_bytes(v) == orjson.dumps(v, option=orjson.OPT_INDENT_2)
     big = big_value(3 * PRINT_SLICE + 7)
     assert pretty_bytes(big) == orjson.dumps(big, option=orjson.OPT_INDENT_2)
+
+
+def test_a_print_the_user_moved_away_from_is_dropped_when_the_next_item_is_shown(qtbot):
+    """Issue #14: the next item's print (and its tree) waited behind the whole print of the item
+    the user had left, queued in the helper where it could no longer be cancelled. It is
+    dropped now, and the file handed over for it goes with it."""
+    import glob
+    import tempfile
+
+    from reviewer_ui.runtime import parsepool
+
+    parsepool.run(len, "")
+    texts = [json.dumps(big_value(20_000 + k)) for k in range(2)]
+    before = set(glob.glob(f"{tempfile.gettempdir()}/reviewer-src-*"))
+    busy = parsepool.submit(time.sleep, 1.5)  # the helper is busy: the first print waits in its queue
+    view = _viewer(qtbot)
+    first, second = (prepare_json_text(text, "the tool response").document for text in texts)
+    view.set_document(first)
+    qtbot.waitUntil(lambda: getattr(first.pending, "inner", None) is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: first.pending.inner.running(), timeout=10_000)  # handed to the helper: not cancellable
+    with qtbot.waitSignal(view.completed, timeout=60_000):
+        view.set_document(second)  # the user moved on
+    assert first.pending.inner.result(timeout=10) == ("abandoned",), "the first item was printed all the same"
+    assert view.document().lines[3] == '    "count": 20001'
+    assert busy.done()
+    qtbot.waitUntil(lambda: set(glob.glob(f"{tempfile.gettempdir()}/reviewer-src-*")) <= before, timeout=5000)
+
+
+def test_a_print_under_way_stops_at_its_next_piece_when_abandoned(tmp_path):
+    """Helper side: ``abandon`` stops a print between two of its pieces, or before it starts."""
+    from reviewer_ui import textdoc
+
+    with pytest.raises(textdoc._Abandoned):
+        textdoc.pretty_bytes(big_value(2_000), stop=lambda: True)
+    src = tmp_path / "src.json"
+    src.write_text(json.dumps(big_value(10)))
+    textdoc.abandon(str(src))
+    assert textdoc.pretty_file(str(src), None) == ("abandoned",)
+    assert not src.exists()
+
+
+def test_the_tree_opens_from_the_file_handed_over_for_the_print(qtbot, monkeypatch):
+    """The tree of a previewed response whose print has not started is parsed on the quick lane
+    from the file already handed over for the print: the app does not write the 5 MB text a
+    second time (that write, and a second parse, made the tree 170-250 ms late)."""
+    from reviewer_ui import textdoc
+    from reviewer_ui.runtime import parsepool
+
+    parsepool.run(len, "")
+    text = json.dumps(big_value(20_000))
+    writes = []
+    real_write = textdoc._write_source
+
+    def counting_write(t):
+        writes.append(len(t))
+        return real_write(t)
+
+    monkeypatch.setattr(textdoc, "_write_source", counting_write)
+    busy = parsepool.submit(time.sleep, 2.0)  # the print waits behind another item
+    parsed = prepare_json_text(text, "the tool response")
+    view, handle = _tree_of(qtbot, parsed)
+    model = view.model
+    qtbot.waitUntil(lambda: model.rowCount(model.index(0, 0)) == 2, timeout=10_000)
+    assert not busy.done(), "the tree waited for the helper's queue"
+    assert writes == [len(text)], "the text was handed to the helper twice"
+    assert parsed.document.pending.result(timeout=60).lines[3] == '    "count": 20000'  # the print takes the tree's value

@@ -5,6 +5,8 @@ orjson cannot write stay in the app, and the view's features work on a helper's 
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -74,7 +76,31 @@ def test_small_pairs_and_values_orjson_cannot_write_stay_in_the_app(helper):
 def test_the_threshold_is_the_size_of_both_sides():
     left, right = big_pair()
     data = diffdoc._compact_pair(left, right)
-    assert sum(map(len, data)) >= IN_HELPER_FROM, "the pair above is laid out in the helper"
+    assert diffdoc._size(data) >= IN_HELPER_FROM, "the pair above is laid out in the helper"
+
+
+def test_the_pair_reaches_the_helper_in_files_written_in_short_pieces(helper, monkeypatch):
+    """Nothing big is pickled into the helper's pipe (pushing 10 MB through it 64 KB at a time
+    kept the GIL changing hands with the GUI thread: diff stalls of 60-195 ms under load), and
+    the app writes the pair in pieces that join to exactly what one orjson call writes."""
+    import orjson
+
+    left, right = big_pair()
+    pieces = diffdoc._compact_pair(left, right)
+    assert [b"".join(p) for p in pieces] == [orjson.dumps(left), orjson.dumps(right)]
+    assert max(len(part) for p in pieces for part in p) < 256 * 1024, "no piece is one long call"
+    sent = []
+    real_submit = parsepool.submit
+
+    def recording_submit(fn, *args):
+        sent.append(args)
+        return real_submit(fn, *args)
+
+    monkeypatch.setattr(parsepool, "submit", recording_submit)
+    r = build_diff(None, left, right, on_partial=lambda _first: None)
+    assert isinstance(r.left.lines, ByteLines), "laid out in the helper"
+    biggest = max(len(pickle.dumps(args)) for args in sent)
+    assert biggest < 64 * 1024, f"{biggest} bytes went through the helper's pipe in one call"
 
 
 def test_run_roles_answer_as_the_role_dict():
@@ -116,7 +142,7 @@ def test_a_diff_replaced_while_laid_out_leaves_no_file_behind(qtbot, runner, hel
 
     from reviewer_ui.diffproc import _memory_dir
 
-    pattern = os.path.join(_memory_dir() or "/tmp", "reviewer-diff-*")
+    pattern = os.path.join(_memory_dir() or "/tmp", "reviewer-*")  # the panes and the pairs handed over
     before = set(glob.glob(pattern))
     left, right = big_pair()
     view = shown_diff_view(qtbot, runner)

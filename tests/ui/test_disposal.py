@@ -59,3 +59,19 @@ def test_idle_collector_collects_cycles_when_nothing_happens(qtbot, runner):
     qtbot.waitUntil(lambda: collector.collections == 1, timeout=3000)
     assert probe() is None
     gc.unfreeze()
+
+
+def test_taking_apart_steps_aside_for_more_urgent_work():
+    """The helper frees a tree's value a piece at a time and lets the quick lane's calls go
+    first (``pause``): freed in one cascade it held the lane's next answer for 75-400 ms."""
+    from reviewer_ui.runtime.disposal import PAUSE_EVERY, take_apart
+
+    value = {"records": [{"id": i, "tags": [i, i + 1]} for i in range(3 * PAUSE_EVERY)]}
+    probe = value["records"][-1]["tags"]
+    pauses = []
+    box = [value]
+    del value
+    emptied = take_apart(box, lambda: pauses.append(1))
+    assert box == [] and emptied >= 6 * PAUSE_EVERY
+    assert len(pauses) == emptied // PAUSE_EVERY
+    assert probe == [3 * PAUSE_EVERY - 1, 3 * PAUSE_EVERY], "what someone else still holds is left whole"
