@@ -107,11 +107,26 @@ class _Runnable(QRunnable):
             job.ctx.check_cancelled()
             value = self.fn(job.ctx, *self.args, **self.kwargs)
         except Cancelled:
-            job._report.emit("cancelled", None, "")
+            _report(job, "cancelled", None, "")
         except BaseException as exc:  # noqa: BLE001 - every failure is reported to the GUI
-            job._report.emit("failed", exc, traceback.format_exc())
+            _report(job, "failed", exc, traceback.format_exc())
         else:
-            job._report.emit("finished", value, "")
+            _report(job, "finished", value, "")
+
+
+def _report(job: Job, outcome: str, value: object, trace: str) -> None:
+    """Hand a job's outcome to the GUI thread, unless nobody is left to hear it.
+
+    A job can outlive what started it: a window closed (its Job objects deleted
+    with it) while a read was still running. Its outcome then has no receiver;
+    emitting on the deleted Job raises RuntimeError in this worker thread, which
+    would surface as an unhandled exception. Dropping the outcome is right: the
+    receivers are gone with the Job.
+    """
+    try:
+        job._report.emit(outcome, value, trace)
+    except RuntimeError:  # "Signal source has been deleted"
+        pass
 
 
 class JobRunner(QObject):

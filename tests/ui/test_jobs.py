@@ -113,3 +113,26 @@ def test_cancel_by_key_and_active_count(qtbot, runner):
         runner.cancel("long")
     qtbot.waitUntil(lambda: runner.active == 0, timeout=5000)
     assert not runner.is_running("long")
+
+
+def test_a_job_that_outlives_its_owner_ends_quietly(qtbot, runner):
+    """A window closed while its read still runs deletes the Job; the read ending
+    later must not raise in the worker thread (it surfaced as an unhandled
+    exception in whatever the user, or the next test, was doing)."""
+    import shiboken6
+
+    release, started = threading.Event(), threading.Event()
+
+    def job(ctx):
+        started.set()
+        release.wait(5)
+        raise LookupError("the window's database is gone")
+
+    j = runner.start("orphan", job)
+    assert started.wait(5)
+    shiboken6.delete(j)  # what closing the window does to its jobs
+    with qtbot.captureExceptions() as exceptions:
+        release.set()
+        assert runner.pool.waitForDone(5000)
+        QApplication.processEvents()
+    assert exceptions == []
