@@ -97,10 +97,11 @@ def _take_file(path: str) -> bytes:
         os.unlink(path)
 
 
-def hand_over(parts: list[bytes]) -> str:
-    """App side: a file (in shared memory when the system has it) holding ``parts`` joined,
-    for the helper to read and delete. Each write releases the GIL; nothing is pickled."""
-    fd, path = tempfile.mkstemp(prefix="reviewer-pair-", suffix=".json", dir=_memory_dir())
+def hand_over(parts: list[bytes], prefix: str = "reviewer-pair-") -> str:
+    """A file (in shared memory when the system has it) holding ``parts`` joined, for the
+    other process to read and delete: the app's pair for the helper, the helper's panes for
+    the app. Each write releases the GIL; nothing is pickled; a failed write leaves no file."""
+    fd, path = tempfile.mkstemp(prefix=prefix, suffix=".json", dir=_memory_dir())
     try:
         with os.fdopen(fd, "wb") as f:
             f.writelines(parts)
@@ -154,9 +155,7 @@ def _lay_out(key: str, left: Any, right: Any, changes: list, options: DiffOption
     panes = []
     for doc in (ldoc, rdoc):
         data = doc.lines.text.encode("utf-8", "surrogatepass")
-        fd, path = tempfile.mkstemp(prefix="reviewer-diff-", suffix=".json", dir=_memory_dir())
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        path = hand_over([data], prefix="reviewer-diff-")
         panes.append((path, *block_index(data, _BlockLines.BLOCK), doc.spans, role_runs(doc.roles)))
     with _lock:
         _kept[key] = aligned
