@@ -12,7 +12,8 @@ the same time.
 Contracts:
 - Same result as reading in the importer: the child runs the same reader and the
   same per-item check (``checks.check_item``), and encodes the JSON columns as
-  the bulk writer would (``jsontext.encode_json``); what is stored reads back the same.
+  the bulk writer would (``jsontext.encode_storable``: ``encode_json``'s text for a checked
+  value); what is stored reads back the same.
 - Bad input: the child's InputError comes back as the same InputError (file,
   line or JSON path, message), raised in the importer, whose transaction then
   writes nothing. The child never prints a traceback to the user.
@@ -156,7 +157,7 @@ def _child() -> None:
     from reviewer.formats.registry import loaded_dataset_format
     from reviewer.jobs import silent
     from reviewer.store.checks import check_item, where_in_file
-    from reviewer.store.jsontext import encode_json
+    from reviewer.store.jsontext import encode_storable
     from reviewer.store.payloads import compact
 
     request = pickle.load(sys.stdin.buffer)
@@ -186,13 +187,13 @@ def _child() -> None:
             return key
 
         for rec in parsed.items:
-            check_item(rec, source)
-            gold = encode_json(rec.gold)
-            raw = encode_json(rec.raw)
+            check_item(rec, source)  # from here on the record is storable: no NaN, no infinity
+            gold = encode_storable(rec.gold)
+            raw = encode_storable(rec.raw)
             entries.append((
                 rec.record_id, where_in_file(rec), rec.source_file or source, raw, (
                     rec.record_id, rec.kind, rec.question, gold, gold, raw,
-                    encode_json(compact(rec.payload, rec.raw)), put(rec.context), put(rec.schema),
+                    encode_storable(compact(rec.payload, rec.raw)), put(rec.context), put(rec.schema),
                     rec.category, rec.difficulty, rec.depth, rec.domain, rec.source_file, rec.source_line,
                     False, 1,
                 ),

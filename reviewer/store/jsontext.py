@@ -63,3 +63,21 @@ def _same_json(decoded: Any, value: Any) -> bool:
 
 encode_json = fast_json(_dumps)
 encode_json.__doc__ = "The text a JSON column stores for ``value`` (orjson where it round-trips, else json.dumps)."
+
+
+def encode_storable(value: Any) -> Any:
+    """``encode_json(value)`` for a value an import has checked storable (``checks.check_item``
+    passed, or its reader checked it: ``ItemRecord.storable_checked``).
+
+    Such a value holds no NaN and no infinity (both are refused as unstorable), the only
+    values orjson writes lossily, so orjson's text is taken without searching it for "null"
+    and comparing: the same text ``encode_json`` returns, without the search (3 us of the
+    6 us it takes to encode a NesTools record). Integers beyond 64 bits and scalars go
+    through ``encode_json`` as before.
+    """
+    if orjson is None or value is None or isinstance(value, (str, int, float, bool)):
+        return encode_json(value)
+    try:
+        return orjson.dumps(value).decode()
+    except (orjson.JSONEncodeError, TypeError):
+        return encode_json(value)
