@@ -388,6 +388,35 @@ def _loads_line(line: str) -> tuple[Any, bool]:
     return json.loads(line), False
 
 
+NOT_PLAIN = object()
+
+
+def plain_line_value(data: bytes) -> Any:
+    """The value of one JSON Lines line read as bytes (line ending included) when
+    ``iter_jsonl`` would yield exactly that value with no further check, else ``NOT_PLAIN``.
+
+    Plain: orjson decodes it (so it is UTF-8 without lone surrogates, NaN or
+    infinities, and standard JSON), with no run of 19 digits (an integer orjson would
+    read as a float), no ``\\u0000`` escape, at most ``MAX_DEPTH`` opening brackets,
+    no carriage return but the line ending's (``iter_jsonl`` reads with universal
+    newlines: a lone one ends a line there) and no byte-order mark. For such a line
+    ``iter_jsonl`` takes the same orjson value and skips its storable check, so a
+    reader may decode plain lines itself and hand anything else to ``iter_jsonl``
+    for its exact value or error (nestools' fast path does).
+    """
+    if orjson is None or data.startswith(b"\xef\xbb\xbf"):
+        return NOT_PLAIN
+    if b"\r" in data and (data.count(b"\r") > 1 or not data.endswith(b"\r\n")):
+        return NOT_PLAIN
+    if (_NINETEEN_ZEROS in data.translate(_DIGITS_TO_ZERO) or b"\\u0000" in data
+            or data.count(b"[") + data.count(b"{") > MAX_DEPTH):
+        return NOT_PLAIN
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return NOT_PLAIN
+
+
 _TYPE_NAMES = {
     str: "a string",
     int: "an integer",
