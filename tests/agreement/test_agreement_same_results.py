@@ -1,17 +1,24 @@
 """The agreement report keeps its figures through issue 14's speed work.
 
-Two hashes per fixture (reviewer.testing.agreement.synthetic_review):
+Per fixture (reviewer.testing.agreement.synthetic_review), ``figures``: a hash of the
+report with the bootstrap interval fields (low, high, ci_note) left out and every float
+rounded to 9 decimal places, as computed by the implementation before that work
+(main at cc3b3e9). Point estimates, analytic standard errors, breakdowns,
+distributions, fixes and disagreements must not move by more than rounding.
 
-- ``figures``: the report with the bootstrap interval fields (low, high,
-  ci_note) left out, as computed by the implementation before that work (main
-  at cc3b3e9). Point estimates, analytic standard errors, breakdowns,
-  distributions, fixes and disagreements must not move a single digit.
-- ``report``: the whole ``render_json`` output of the current implementation,
-  so that the intervals stay reproducible (same seed, same report). It was
-  last re-pinned when the bootstrap began drawing each resample's pattern
-  counts from a multinomial instead of drawing item indices (issue 14): the
-  same distribution (tests/agreement/test_agreement_multinomial.py checks the
-  intervals against index resampling within Monte Carlo error), other draws.
+Why rounded: the exact bits of a float sum or product depend on the processor
+(OpenBLAS picks its kernels per CPU; numpy its SIMD loops). The hashes of the exact
+reports, pinned on one machine, failed on an AMD EPYC machine on which the
+implementation at cc3b3e9 and the current one still agree byte for byte. Measured there
+with OpenBLAS's other kernels (OPENBLAS_CORETYPE=Sandybridge, Prescott): 339 figures of one
+fixture moved, by at most ~2e-15; 9 decimal places are far above that noise (a figure
+straddles a rounding boundary with odds of about 1e-6) and far below any real change. Ten
+significant digits were not enough: a figure near zero moved in its 13th.
+
+The bootstrap intervals are checked for what a user relies on: the same seed gives
+the same report, byte for byte, on one machine; another seed gives other intervals
+(their distribution is checked against index resampling in
+tests/agreement/test_agreement_multinomial.py).
 
 Fixtures: two annotators with strata, rubric, tags, fixes and two
 perspectives; and three annotators who share only some items (so every pair
@@ -32,18 +39,15 @@ from reviewer.testing.agreement import synthetic_review as review
 FIXTURES = {
     "two_annotators_3000_items_200_resamples": (
         dict(n_items=3000, seed=7), dict(bootstrap=200, seed=3, perspectives={"call": TAGS[:3], "query": TAGS[3:]}),
-        "c7a403e7373345cb9573852c294afc49608e44161f802bd5406a5b60f8563aa6",
-        "0488f525fcf649a49a05fc705fdf70e6dbda577cc3b3ee42a077fd8a1f1c1cd8",
+        "15e22b7898df8bc0934d89faf0f83e76a75e0b35761ef0ce4891517dbb64a5bf",
     ),
     "two_annotators_20000_items_50_resamples": (
         dict(n_items=20000, seed=7), dict(bootstrap=50, seed=3),
-        "265005f966240613eae821d3673fb26b9ba80032ab9dc589604249b0b9881e52",
-        "2a021b593494d4eb61844479de3c0e11a0b02dd0dfb0be5f83cab0123e051834",
+        "26c8d3f4b72c504854bb160abb584a33e5c46efe2e67e3d8632f1ffbef68a40b",
     ),
     "three_annotators_sharing_some_items": (
         dict(n_items=2000, seed=11, annotators=("ann", "bob", "cid"), share=0.6), dict(bootstrap=100, seed=5),
-        "3c3ec896d682fa3e428c11cb1d1e738cc36ff1d2f6db796431388f53feecde20",
-        "1797e1b62ba34091fd4982655d1e6acd2adab8438744a046bc6d26ff79ca0744",
+        "ebb8e6bc5371ed5f13913eabd1d26d9b380b1ccfa592a634a2ab5875b57a0495",
     ),
 }
 INTERVAL_FIELDS = ("low", "high", "ci_note")
@@ -57,13 +61,51 @@ def without_intervals(value):
     return value
 
 
+def rounded(value, places: int = 9):
+    """Every float rounded to ``places`` decimal places (see the module docstring)."""
+    if isinstance(value, float):
+        return round(value, places)
+    if isinstance(value, dict):
+        return {k: rounded(v, places) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rounded(v, places) for v in value]
+    return value
+
+
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def figures_hash(report) -> str:
+    return sha256(json.dumps(rounded(without_intervals(report_to_dict(report))), sort_keys=True))
+
+
 @pytest.mark.parametrize("name", list(FIXTURES))
 def test_report_is_identical_to_the_previous_implementation(name):
-    review_args, report_args, figures, whole = FIXTURES[name]
-    report = build_report(review(**review_args), **report_args)
-    assert sha256(json.dumps(without_intervals(report_to_dict(report)), sort_keys=True)) == figures
-    assert sha256(render_json(report)) == whole
+    review_args, report_args, figures = FIXTURES[name]
+    assert figures_hash(build_report(review(**review_args), **report_args)) == figures
+
+
+def _intervals(value, path=""):
+    """``{path: (low, high)}`` of every interval in a report dict."""
+    out = {}
+    if isinstance(value, dict):
+        if "low" in value and "high" in value:
+            out[path] = (value["low"], value["high"])
+        for k, v in value.items():
+            out.update(_intervals(v, f"{path}/{k}"))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out.update(_intervals(v, f"{path}/{i}"))
+    return out
+
+
+def test_the_same_seed_gives_the_same_report_and_another_seed_other_intervals():
+    review_args, report_args, _ = FIXTURES["three_annotators_sharing_some_items"]
+    first = build_report(review(**review_args), **report_args)
+    again = build_report(review(**review_args), **report_args)
+    other = build_report(review(**review_args), **{**report_args, "seed": report_args["seed"] + 1})
+    assert render_json(first) == render_json(again)
+    ours, theirs = _intervals(report_to_dict(first)), _intervals(report_to_dict(other))
+    assert ours.keys() == theirs.keys() and len(ours) > 50
+    assert sum(ours[k] != theirs[k] for k in ours) > len(ours) // 2
