@@ -20,6 +20,7 @@ from reviewer.errors import ReviewerError
 from reviewer.jobs import Cancelled, JobContext, Progress
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_PIPE_CLOSED = 141  # 128 + SIGPIPE, as `seq 9999 | head -1` ends seq
 
 
 def _terminal_progress(stream=sys.stderr):
@@ -554,13 +555,31 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command is None:
         args.func = cmd_gui
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # inside the try: a reader that left shows up here, not at exit
+        return code
+    except BrokenPipeError:
+        return _pipe_closed()
     except ReviewerError as exc:
         print(f"reviewer: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except (KeyboardInterrupt, Cancelled):
         print("reviewer: interrupted; nothing half-written was kept", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _pipe_closed() -> int:
+    """The reader of our output went away (``reviewer list | head``): stop quietly, as Unix
+    tools do. What was done before (an export's files) stays done. Standard output is pointed
+    at /dev/null so the interpreter's last flush at exit cannot raise again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # no real file behind stdout: nothing to flush later
+        pass
+    return EXIT_PIPE_CLOSED
 
 
 if __name__ == "__main__":

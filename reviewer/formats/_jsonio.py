@@ -320,6 +320,30 @@ def _expect_end(text: str, pos: int, path: str | Path) -> None:
         raise InputError(path, _where(text, pos), "unexpected text after the end of the JSON array")
 
 
+def _first_bad_utf8(path: Path) -> tuple[int, int]:
+    """``(line, byte)``, both 1-based, of the first byte of ``path`` that is not UTF-8, lines
+    counted as ``iter_jsonl`` counts them (universal newlines: \\n, \\r\\n or a lone \\r).
+
+    ``iter_jsonl``'s text reader decodes ahead of the line it returns (a buffer of 8 KB),
+    so its UnicodeDecodeError can come lines before the bad byte; this reads the file
+    again as bytes. A multibyte character never holds a newline byte, so each line can
+    be decoded on its own.
+    """
+    before = 0
+    with open_input(path) as fh:
+        for chunk in fh:  # split at \n only; a chunk may hold lines ended by lone \r
+            try:
+                chunk.decode("utf-8")
+            except UnicodeDecodeError:
+                for n, line in enumerate(chunk.splitlines(keepends=True), before + 1):
+                    try:
+                        line.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        return n, exc.start + 1
+            before += len(chunk.splitlines())
+    return before + 1, 1  # pragma: no cover - the text reader found a bad byte
+
+
 def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_no, obj)`` for every non-blank line of a JSON Lines file.
 
@@ -334,7 +358,8 @@ def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
             try:
                 line = fh.readline()
             except UnicodeDecodeError:
-                raise InputError(p, f"line {line_no + 1}", "not UTF-8 text") from None
+                line_no, byte = _first_bad_utf8(p)
+                raise InputError(p, f"line {line_no}", f"not UTF-8 text (byte {byte} of the line)") from None
             if not line:
                 return
             line_no += 1

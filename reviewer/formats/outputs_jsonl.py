@@ -35,7 +35,7 @@ class OutputsJsonl:
     def detect(self, path: Path) -> bool:
         if not (path.is_file() and path.suffix == ".jsonl"):
             return False
-        with path.open(encoding="utf-8-sig") as fh:
+        with path.open(encoding="utf-8-sig", errors="replace") as fh:  # a bad byte further on is the reader's to report
             first = fh.readline()
         try:
             obj = json.loads(first)

@@ -74,7 +74,7 @@ def _pick(registry: dict, name: str | None, path: Path, what: str):
             raise InputError(path, None, f"unknown {what} format {name!r} (known: {known})") from None
     if not path.exists():
         raise InputError(path, None, "no such file or folder")
-    found = [f for f in registry.values() if f.detect(path)]
+    found = [f for f in registry.values() if _detects(f, path)]
     if len(found) == 1:
         return found[0]
     if not found:
@@ -82,6 +82,16 @@ def _pick(registry: dict, name: str | None, path: Path, what: str):
         raise InputError(path, None, f"cannot tell which {what} format this is; name one with --format ({known})")
     names = ", ".join(f.name for f in found)
     raise InputError(path, None, f"ambiguous {what} format ({names}); name one with --format")
+
+
+def _detects(fmt, path: Path) -> bool:
+    """``fmt.detect(path)``, where a file it cannot read as it expects (bytes that are not
+    UTF-8, a line it cannot decode) means "not this format", never a traceback: the reader
+    named with --format, or the one that detects the file, reports the problem with its line."""
+    try:
+        return bool(fmt.detect(path))
+    except (UnicodeDecodeError, ValueError, OSError, RecursionError):
+        return False
 
 
 def find_dataset_format(path: Path, name: str | None = None) -> DatasetFormat:

@@ -461,7 +461,7 @@ class ToolJsonPredictions:
         if not (path.is_file() and path.suffix.lower() == ".json"):
             return False
         try:
-            with path.open(encoding="utf-8", errors="replace") as fh:
+            with path.open(encoding="utf-8-sig", errors="replace") as fh:  # a byte-order mark is not content
                 head = fh.read(65536)
         except OSError:
             return False
