@@ -169,10 +169,10 @@ def cmd_export(args) -> int:
     out = Path(args.out)
     if args.as_ == "jsonl":
         n = store.export_jsonl(args.dataset, out, gold_only=args.gold_only)
-        print(f"wrote {n} items to {out}")
+        print(f"wrote {n} {'item' if n == 1 else 'items'} to {out}")
     else:
         files = store.export_dataset(args.dataset, out, ctx=JobContext(_terminal_progress()))
-        print(f"wrote {len(files)} files under {out}:")
+        print(f"wrote {len(files)} {'file' if len(files) == 1 else 'files'} under {out}:")
         for f in files:
             print(f"  {f}")
     return EXIT_OK
@@ -251,7 +251,10 @@ def cmd_agree(args) -> int:
     datasets = [store.dataset(d) for d in args.dataset] if args.dataset else store.datasets()
     ratings, perspectives = ratings_for(store, [d.id for d in datasets], getattr(args, "submissions", "first"))
     if not ratings:
-        print("no annotations yet in " + ", ".join(d.name for d in datasets))
+        names = ", ".join(d.name for d in datasets)
+        if args.output:  # asked for a file: say that none was written, and fail so a script notices
+            raise ReviewerError(f"no annotations yet in {names}: nothing to report, {args.output} was not written")
+        print(f"no annotations yet in {names}")
         return EXIT_OK
     report = build_report(ratings, bootstrap=args.bootstrap, seed=args.seed, ctx=JobContext(_terminal_progress()),
                           perspectives=perspectives or None)

@@ -87,3 +87,24 @@ def test_a_reader_that_closes_the_pipe_ends_the_command_quietly(tmp_path):
             os.close(write_end)
         assert proc.returncode == 141, (args, proc.stderr)
         assert proc.stderr == "", (args, proc.stderr)
+
+
+def test_agree_to_a_file_with_no_annotations_says_no_file_was_written(tmp_path):
+    db = tmp_path / "db.sqlite3"
+    assert reviewer("import", "dataset", str(DATA_DIR / "nestools"), db=db).returncode == 0
+    report = tmp_path / "report.html"
+    proc = reviewer("agree", "nestools", "--output", str(report), db=db)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "no annotations yet in nestools" in proc.stderr and "was not written" in proc.stderr
+    assert not report.exists()
+
+
+def test_a_report_without_resamples_does_not_claim_bootstrap_intervals():
+    from reviewer.agreement import build_report
+    from reviewer.agreement.render import render_text
+    from reviewer.testing.agreement import synthetic_review
+
+    ratings = synthetic_review(n_items=60, seed=1)
+    assert "Values in brackets are 95% bootstrap intervals" in render_text(build_report(ratings, bootstrap=20))
+    text = render_text(build_report(ratings, bootstrap=0))
+    assert "bootstrap intervals." not in text and "No bootstrap was run" in text

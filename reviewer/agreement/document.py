@@ -118,7 +118,9 @@ def build_document(report: Report) -> list[Block]:
     blocks.append(
         Paragraph(
             f"{report.n_items} items, {report.n_ratings} ratings by {len(report.annotators)} annotators "
-            f"({', '.join(report.annotators)}). Values in brackets are 95% bootstrap intervals."
+            f"({', '.join(report.annotators)}). "
+            + ("Values in brackets are 95% bootstrap intervals." if report.n_resamples
+               else "No bootstrap was run (0 resamples): no intervals are given.")
         )
     )
     if report.notes:
@@ -176,11 +178,12 @@ def _analytic_blocks(stats: GroupStats, variables: list[str]) -> list[Block]:
                          f"[{est.se_low:.3f}, {est.se_high:.3f}]", boot])
     if not rows:
         return []
+    beside = ", beside the bootstrap intervals" if any(row[-1] for row in rows) else ""
     return [
         Heading(3, "Analytic standard errors (irrCAC)"),
         Paragraph(
             "Gwet's linearised standard errors as irrCAC computes them, with 95% t intervals "
-            "(n - 1 degrees of freedom, upper end capped at 1), beside the bootstrap intervals. "
+            f"(n - 1 degrees of freedom, upper end capped at 1){beside}. "
             "The (irrCAC) coefficients average each item's category shares over every rated item and "
             "give each annotator their own marginals (Conger); the plain ones use pooled shares of items "
             "rated twice or more (Fleiss) and the items both annotators rated (Cohen). "
