@@ -44,6 +44,7 @@ from reviewer_ui.runtime.jobs import JobRunner
 from reviewer_ui.models.item_table import COL, ItemTableModel
 from reviewer_ui.review.dock import install as install_review
 from reviewer_ui.runs.dock import install as install_runs
+from reviewer_ui.widgets.elided_combo import ElidedComboBox
 from reviewer_ui.widgets.docking import scrolled
 from reviewer_ui.store_watch import StoreWatcher
 from reviewer_ui.runtime.threadpolicy import favour_gui_thread
@@ -88,7 +89,7 @@ class MainWindow(QMainWindow):
         self.dataset_box = QComboBox()
         self.dataset_box.setMinimumContentsLength(24)
         self.dataset_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.run_box = QComboBox()
+        self.run_box = ElidedComboBox()  # run names sharing a long prefix stay apart: cut in the middle
         self.run_box.setMinimumContentsLength(24)
         self.run_box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.dataset_box.currentIndexChanged.connect(self._on_dataset)

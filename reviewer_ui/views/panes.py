@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from reviewer_ui.itemprep import PreparedOutput
 from reviewer_ui.textdoc import LineDocument
+from reviewer_ui.widgets.elided_combo import ElidedComboBox
 from reviewer_ui.widgets.line_view import LineView
 
 
@@ -70,8 +71,9 @@ class OutputsPane(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.outputs: list[PreparedOutput] = []
-        self.picker = QComboBox()
-        # Long run labels elide inside the box (the open list shows them whole) rather than widen the pane.
+        # Long run labels elide in the middle inside the box (runs often share a long prefix; the
+        # tooltip and the open list show them whole) rather than widen the pane.
+        self.picker = ElidedComboBox()
         self.picker.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.picker.setMinimumContentsLength(8)
         self.picker.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)

@@ -248,16 +248,22 @@ class KindLayout(QWidget):
             self.diff.clear("no output to compare with the gold")
             return
         title = f"Output of {p.label}" + ("" if p.value_ok else " (no JSON found: raw text)")
+        left, right, left_note, right_note, tip = self.diff_pair(p)
+        gold_title = "Gold" + (f" ({left_note})" if left_note else "")
+        if right_note:
+            title += f" ({right_note})"
+        self.diff.title_left.setToolTip(tip)
+        self.diff.title_right.setToolTip(tip)
+        self.diff.compare(left, right, gold_title, title)
+
+    def diff_pair(self, p: PreparedOutput) -> tuple:
+        """(gold, output, gold note, output note, tooltip): what the diff compares and how
+        each side was read for it (display only). Kinds whose outputs come in another
+        shape than the gold override this."""
         # List answers stored as text ("a, b", "['a', 'b']") are compared element by element
         # here (display only: scoring reads them as the benchmark does); the titles say so.
         pair = read_pair(self.bundle.detail.gold, p.value)
-        gold_title = "Gold" + (f" ({pair.left_note})" if pair.left_note else "")
-        if pair.right_note:
-            title += f" ({pair.right_note})"
-        tip = READ_AS_LIST_TIP if pair.read else ""
-        self.diff.title_left.setToolTip(tip)
-        self.diff.title_right.setToolTip(tip)
-        self.diff.compare(pair.left, pair.right, gold_title, title)
+        return pair.left, pair.right, pair.left_note, pair.right_note, READ_AS_LIST_TIP if pair.read else ""
 
 
 class GenericLayout(KindLayout):

@@ -19,10 +19,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from reviewer.jsondiff.callshape import read_chains
 from reviewer.kinds import ItemKind
 from reviewer_ui import theme
 from reviewer_ui.callchain import CallAlignment
-from reviewer_ui.itemprep import ItemBundle
+from reviewer_ui.itemprep import ItemBundle, PreparedOutput
 from reviewer_ui.views.kinds.base import KindLayout
 from reviewer_ui.views.panes import TextPane, section
 from reviewer_ui.widgets.call_graph import CallGraphView
@@ -45,6 +46,12 @@ def call_text(call: dict | None) -> str:
 
 
 STATUS_SHARE = 0.3
+
+CHAIN_SHAPE_TIP = ("Models answer NesTools with \"responses\" as an object of name → placeholder and an api_id; "
+                   "the gold lists the placeholders and has no api_id. For this comparison only, the output's "
+                   "responses are read as the list of their values (the names are not scored), the gold's api_ids "
+                   "are taken from the item's API list (calls are matched by api_id), and keys the scorer never "
+                   "reads are left out. Scores are unchanged.")
 
 
 class _OnResize(QObject):
@@ -124,6 +131,15 @@ class CallChainLayout(KindLayout):
         want = max(self.calls.sizeHintForColumn(3), self.calls.horizontalHeader().sectionSizeHint(3))
         self.calls.setColumnWidth(3, max(70, min(want, int(self.calls.viewport().width() * STATUS_SHARE))))
         self.calls.resizeRowsToContents()
+
+    def diff_pair(self, p: PreparedOutput) -> tuple:
+        """The output in the gold's shape, as the NesTools scorer reads it (display only)."""
+        payload = self.bundle.detail.payload or {}
+        pair = read_chains(self.bundle.detail.gold, p.value if p.value_ok else None,
+                           payload.get("apis"), payload.get("api_ids"))
+        if pair is None:
+            return super().diff_pair(p)
+        return pair.left, pair.right, pair.left_note, pair.right_note, CHAIN_SHAPE_TIP
 
     def fill_left(self, bundle: ItemBundle) -> None:
         self.task.set_text(bundle.detail.question)

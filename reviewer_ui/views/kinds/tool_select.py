@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QHeaderView,
@@ -21,12 +21,41 @@ from reviewer_ui import theme
 from reviewer_ui.itemprep import ItemBundle
 from reviewer_ui.views.kinds.base import KindLayout
 from reviewer_ui.views.panes import TextPane, section
-from reviewer_ui.widgets.wrapping_delegate import RowsFollowWidth, WrappingDelegate
+from reviewer_ui.widgets.wrapping_delegate import PADDING, RowsFollowWidth, WrappingDelegate
+
+
+TOOL_MAX = 200  # px: a tool name wider than this wraps
+TOOL_SHARE = 0.3  # ... and it takes at most this share of the table
+TOOL_MIN = 80  # px: about 10 characters, a readable word per line
+RUN_MAX = 60  # px: a run's YES/NO column; its name elides in the middle (whole in the tooltip)
+ROOMY = 600  # px: a table this wide shows run names whole (up to their header's width)
+DESC_MIN = 120  # px: the description is what the reviewer reads; the tool column gives way first
+
+
+class _OnResize(QObject):
+    """Calls ``slot`` after ``widget`` changed width."""
+
+    def __init__(self, widget: QWidget, slot):
+        super().__init__(widget)
+        self.slot, self._width = slot, -1
+        widget.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Resize and obj.width() != self._width:
+            self._width = obj.width()
+            self.slot()
+        return False
 
 
 class ToolSelectLayout(KindLayout):
     kind = ItemKind.TOOL_SELECT
     material_left = False  # the offered tools (the Selection tab) are what is reviewed
+
+    def __init__(self, runner, parent=None):
+        super().__init__(runner, parent)
+        # The table (tool, description, expected and one YES/NO column per run) needs the room;
+        # the user message is a few lines that wrap. (At 40/60 the table had 336 px at 1366x768.)
+        self.splitter.setSizes([300, 700])
 
     def build_left(self) -> QWidget:
         self.message = TextPane()
@@ -50,7 +79,43 @@ class ToolSelectLayout(KindLayout):
         self.table.setProperty("wrappedColumns", [0, 1])
         # Descriptions wrap: row heights follow the width the description column gets.
         self._rows_follow = RowsFollowWidth(self.table)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(False)
+        # Run names share long prefixes ("careful-nlt-2024-…"): cut in the middle, whole in the tooltip.
+        header.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self._fit_on_resize = _OnResize(self.table.viewport(), self._fit_columns)
         return [(self.table, "Selection")]
+
+    def _fit_columns(self) -> None:
+        """YES/NO columns narrow (Expected whole, run names elided in the middle), the tool name
+        its own width up to TOOL_MAX or TOOL_SHARE of the table (longer names wrap), and the
+        description stretched over the rest: it is what is read, so it gets DESC_MIN before the
+        tool column gets more than TOOL_MIN. (Sized to contents, the tool column took 200 of a
+        310 px table and the description wrapped one word per line.)"""
+        table, header = self.table, self.table.horizontalHeader()
+        n = table.columnCount()
+        if n < 3:
+            return
+        room = table.viewport().width()
+        fixed = 0
+        for col in range(2, n):
+            content = table.sizeHintForColumn(col)
+            head = header.sectionSizeHint(col)
+            # Run names are cut only where the room is short (wide tables show them whole).
+            width = max(content, head if col == 2 or room >= ROOMY else min(head, RUN_MAX))
+            table.setColumnWidth(col, width)
+            fixed += width
+        want = max(table.sizeHintForColumn(0), header.sectionSizeHint(0))
+        # Never narrower than its longest word (up to TOOL_MAX): "conversatio|n" is hard to read.
+        metrics = table.fontMetrics()
+        words = [w for r in range(table.rowCount()) if table.item(r, 0) for w in table.item(r, 0).text().split()]
+        least = min(TOOL_MAX, max([TOOL_MIN] + [metrics.horizontalAdvance(w) + 2 * PADDING + 2 for w in words]))
+        tool = min(want, TOOL_MAX, max(least, int(room * TOOL_SHARE)))
+        tool = max(min(tool, room - fixed - DESC_MIN), min(want, least))
+        table.setColumnWidth(0, tool)
+        table.setColumnWidth(1, max(DESC_MIN // 2, room - fixed - tool))
+        table.resizeRowsToContents()
 
     def fill_left(self, bundle: ItemBundle) -> None:
         view, c = bundle.view, theme.colors()
@@ -70,7 +135,9 @@ class ToolSelectLayout(KindLayout):
         for r, tool in enumerate(tools):
             name = str(tool.get("name", "")) if isinstance(tool, dict) else str(tool)
             desc = str(tool.get("description", "")) if isinstance(tool, dict) else ""
-            self.table.setItem(r, 0, QTableWidgetItem(name))
+            n = QTableWidgetItem(name)
+            n.setToolTip(name)
+            self.table.setItem(r, 0, n)
             d = QTableWidgetItem(desc)
             d.setToolTip(desc)
             self.table.setItem(r, 1, d)
@@ -93,18 +160,7 @@ class ToolSelectLayout(KindLayout):
                         item.setFont(bold)
                         item.setToolTip("disagrees with the expected answer")
                 self.table.setItem(r, 3 + k, item)
-        # Names and YES/NO columns take what they need (names at most 200 px);
-        # descriptions wrap in the rest of the pane.
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setStretchLastSection(False)
-        for col in range(self.table.columnCount()):
-            if col != 1:
-                self.table.resizeColumnToContents(col)
-        self.table.setColumnWidth(0, min(self.table.columnWidth(0), 200))
-        # The description takes the rest of the pane (no sideways scrolling to read it); rows grow.
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        self.table.resizeRowsToContents()
+        self._fit_columns()
         expected_text = html.escape(", ".join(sorted(expected))) or "none (no tool should be called)"
         verdicts = []
         for run, n, picked, notes in zip(runs, wrong, chosen, view["notes"]):
