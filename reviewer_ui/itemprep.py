@@ -248,13 +248,19 @@ def _schema_gen(detail: ItemDetail, outputs: list[PreparedOutput]) -> dict:
 def _call_chain(detail: ItemDetail, outputs: list[PreparedOutput]) -> dict:
     from reviewer_ui.callchain import align_calls
 
+    from reviewer.jsondiff.callshape import gold_ids
+
     payload = detail.payload or {}
     gold = detail.gold if isinstance(detail.gold, list) else []
+    # align_calls wants each gold call's api_id, found by name in the API list as the scorer
+    # finds it; payload["api_ids"] is per API, and passing it as per-call misaligned the
+    # Calls tab whenever an item had as many APIs as gold calls in another order.
+    ids = gold_ids([c for c in gold if isinstance(c, dict)], payload.get("apis"), payload.get("api_ids"))
     return {
         "apis": json_document(payload.get("apis") or []),
         "api_names": [a.get("api_name") for a in payload.get("apis") or [] if isinstance(a, dict)],
-        "alignments": [align_calls(gold, p.value if p.value_ok else None, payload.get("api_ids")) for p in outputs],
-        "gold_alignment": align_calls(gold, None, payload.get("api_ids")),
+        "alignments": [align_calls(gold, p.value if p.value_ok else None, ids) for p in outputs],
+        "gold_alignment": align_calls(gold, None, ids),
     }
 
 
