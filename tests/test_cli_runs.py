@@ -1,0 +1,58 @@
+"""Run import and ``compare`` as a user runs them: what is printed, exit codes, the database file."""
+
+from __future__ import annotations
+
+from reviewer.samples import DATA_DIR
+from tests.test_cli import reviewer
+
+BFCL = DATA_DIR / "bfcl"
+OUTPUTS = BFCL / "outputs" / "toolformer-xl.jsonl"
+
+
+def _bfcl(tmp_path):
+    db = tmp_path / "cli.sqlite3"
+    proc = reviewer("import", "dataset", str(BFCL), db=db)
+    assert proc.returncode == 0, proc.stderr
+    return db
+
+
+def test_reimporting_a_changed_run_file_says_what_differs(tmp_path):
+    db = _bfcl(tmp_path)
+    copy = tmp_path / "toolformer-xl.jsonl"
+    copy.write_text(OUTPUTS.read_text())
+    assert reviewer("import", "run", "bfcl", str(copy), db=db).returncode == 0
+    copy.write_text(OUTPUTS.read_text().replace("bill=84.5", "bill=99.9"))
+    proc = reviewer("import", "run", "bfcl", str(copy), db=db)
+    assert proc.returncode == 0, proc.stderr
+    assert ("run 'toolformer-xl' of dataset 'bfcl': 0 outputs added, 5 already present, 1 differ from the stored "
+            "version and were kept as stored (first: simple_0)") in proc.stdout
+    shown = reviewer("show", "bfcl", "simple_0", db=db)
+    assert "bill=84.5" in shown.stdout and "bill=99.9" not in shown.stdout
+
+
+def test_a_run_that_answers_part_of_the_dataset_says_how_much(tmp_path):
+    db = _bfcl(tmp_path)
+    part = tmp_path / "part.jsonl"
+    part.write_text("\n".join(OUTPUTS.read_text().splitlines()[:3]) + "\n")  # the header and two outputs
+    proc = reviewer("import", "run", "bfcl", str(part), db=db)
+    assert proc.returncode == 0, proc.stderr
+    assert "2 outputs added, 0 already present; the run covers 2 of 6 items" in proc.stdout
+    full = reviewer("import", "run", "bfcl", str(OUTPUTS), "--name", "full", db=db)
+    assert "covers" not in full.stdout
+
+
+def test_empty_files_are_refused_and_write_nothing(tmp_path):
+    db = _bfcl(tmp_path)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    before = db.read_bytes()
+    proc = reviewer("import", "dataset", str(empty), "--format", "schemagen", db=db)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert f"{empty}: holds no items; nothing was imported" in proc.stderr
+    proc = reviewer("import", "run", "bfcl", str(empty), "--format", "outputs-jsonl", db=db)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert f"{empty}: holds no outputs; nothing was imported" in proc.stderr
+    assert db.read_bytes() == before
+    listing = reviewer("list", db=db).stdout
+    assert "empty" not in listing and listing.split("\n")[2].split()[-1] == "0"  # bfcl: still no run
+
