@@ -56,3 +56,33 @@ def test_empty_files_are_refused_and_write_nothing(tmp_path):
     listing = reviewer("list", db=db).stdout
     assert "empty" not in listing and listing.split("\n")[2].split()[-1] == "0"  # bfcl: still no run
 
+
+def test_compare_says_what_each_run_has_scores_for_and_what_the_limit_cut(tmp_path):
+    db = _bfcl(tmp_path)
+    header, *lines = OUTPUTS.read_text().splitlines()
+    (tmp_path / "a.jsonl").write_text("\n".join([header, *lines[:3]]) + "\n")
+    (tmp_path / "b.jsonl").write_text("\n".join([header, *lines[3:]]) + "\n")
+    for name in ("a", "b"):
+        assert reviewer("import", "run", "bfcl", str(tmp_path / f"{name}.jsonl"), "--name", name, db=db).returncode == 0
+    assert reviewer("import", "run", "bfcl", str(OUTPUTS), "--name", "full", db=db).returncode == 0
+
+    proc = reviewer("compare", "bfcl", "a", "full", db=db)
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == ("neither run has scores (faithful mode); score them first with: "
+                                   "reviewer score bfcl --mode faithful")
+    assert reviewer("score", "bfcl", "--run", "a", db=db).returncode == 0
+    proc = reviewer("compare", "bfcl", "a", "full", db=db)
+    assert "run 'full' has no scores (faithful mode); score it first with: reviewer score bfcl --run full" in proc.stdout
+    assert reviewer("score", "bfcl", db=db).returncode == 0
+
+    proc = reviewer("compare", "bfcl", "a", "b", db=db)
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == ("no item has scores in both runs (faithful mode): 'a' has scores for 3 items, "
+                                   "'b' for 3, and they share none")
+    proc = reviewer("compare", "bfcl", "a", "full", db=db)
+    assert "compared: the 3 items scored in both runs ('a' has scores for 3 items, 'full' for 6)" in proc.stdout
+    assert "shown" not in proc.stdout
+    proc = reviewer("compare", "bfcl", "full", "b", "--limit", "2", db=db)
+    assert "2 of 3 items shown (largest difference first); --limit 0 shows all" in proc.stdout
+    proc = reviewer("compare", "bfcl", "full", "b", "--limit", "0", db=db)
+    assert "shown" not in proc.stdout and len([x for x in proc.stdout.splitlines() if "_" in x]) == 3
