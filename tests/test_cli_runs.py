@@ -86,3 +86,15 @@ def test_compare_says_what_each_run_has_scores_for_and_what_the_limit_cut(tmp_pa
     assert "2 of 3 items shown (largest difference first); --limit 0 shows all" in proc.stdout
     proc = reviewer("compare", "bfcl", "full", "b", "--limit", "0", db=db)
     assert "shown" not in proc.stdout and len([x for x in proc.stdout.splitlines() if "_" in x]) == 3
+
+
+def test_an_empty_tooljson_predictions_file_is_refused(tmp_path):
+    db = tmp_path / "cli.sqlite3"
+    assert reviewer("import", "dataset", str(DATA_DIR / "tooljson"), db=db).returncode == 0
+    empty = tmp_path / "citybikes.example.org_v1_stations_gamma-1b_direct_prompting_predictions.json"
+    empty.write_text("[]")
+    before = db.read_bytes()
+    proc = reviewer("import", "run", "tooljson", str(empty), "--format", "tooljson-predictions", db=db)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert f"{empty}: holds no outputs; nothing was imported" in proc.stderr
+    assert db.read_bytes() == before
