@@ -228,18 +228,46 @@ def _fmt(value) -> str:
 
 
 def cmd_compare(args) -> int:
-    from reviewer.scoring.job import compare_runs
+    from reviewer.scoring.job import compare_runs, scored_overlap
 
     store = _store(args)
     a, b = store.run(args.dataset, args.run_a), store.run(args.dataset, args.run_b)
     rows = compare_runs(store, a.id, b.id, args.mode)
     if not rows:
-        print("no item has scores in both runs; score them first with: reviewer score DATASET")
+        print(_nothing_to_compare(store, args, a, b))
         return EXIT_OK
-    shown = rows[: args.limit] if args.limit else rows
+    shown = rows[: args.limit] if args.limit and args.limit > 0 else rows
     print(_table([[r["record_id"], r["category"], _fmt(r["a"]), _fmt(r["b"]), _fmt(r["difference"])] for r in shown],
                  ["item", "category", a.name, b.name, "difference"]))
+    n_a, n_b, both = scored_overlap(store, a.id, b.id, args.mode)
+    notes = []
+    if len(shown) < len(rows):
+        notes.append(f"{len(shown)} of {len(rows)} items shown (largest difference first); --limit 0 shows all")
+    if both < max(n_a, n_b):
+        notes.append(f"compared: the {both} items scored in both runs ({a.name!r} has scores for {n_a} items, "
+                     f"{b.name!r} for {n_b})")
+    if notes:
+        print("\n" + "\n".join(notes))
     return EXIT_OK
+
+
+def _nothing_to_compare(store, args, a, b) -> str:
+    """Why no row: which run has no scores (and the command that scores it), or that they share no item."""
+    import shlex
+
+    from reviewer.scoring.job import scored_overlap
+
+    n_a, n_b, _ = scored_overlap(store, a.id, b.id, args.mode)
+    unscored = [r.name for r, n in ((a, n_a), (b, n_b)) if n == 0]
+    mode = f" ({args.mode} mode)"
+    if len(unscored) == 2:
+        return (f"neither run has scores{mode}; score them first with: "
+                f"reviewer score {shlex.quote(str(args.dataset))} --mode {args.mode}")
+    if unscored:
+        return (f"run {unscored[0]!r} has no scores{mode}; score it first with: "
+                f"reviewer score {shlex.quote(str(args.dataset))} --run {shlex.quote(unscored[0])} --mode {args.mode}")
+    return (f"no item has scores in both runs{mode}: {a.name!r} has scores for {n_a} items, {b.name!r} for {n_b}, "
+            "and they share none")
 
 
 def cmd_agree(args) -> int:

@@ -273,19 +273,28 @@ def rescore_items(store, item_ids: list[int], ctx: JobContext | None = None) -> 
     ]
 
 
+def _scored_by_item(store, run_id: int, mode: Mode) -> dict:
+    """The run's scored items (replication 0, ``mode``): item id -> row with record_id, category, value, passed."""
+    stmt = (
+        select(item_t.c.id, item_t.c.record_id, item_t.c.category, score_t.c.value, score_t.c.passed)
+        .join(output_t, output_t.c.item_id == item_t.c.id)
+        .join(score_t, score_t.c.output_id == output_t.c.id)
+        .where(output_t.c.run_id == run_id, output_t.c.replication == 0, score_t.c.mode == mode)
+    )
+    with store.engine.connect() as conn:
+        return {r.id: r for r in conn.execute(stmt)}
+
+
+def scored_overlap(store, run_a: int, run_b: int, mode: Mode = "faithful") -> tuple[int, int, int]:
+    """How many items each run has scores for in ``mode``, and how many of them both have:
+    what a comparison can cover (``compare_runs`` gives the rows of the last)."""
+    a, b = _scored_by_item(store, run_a, mode).keys(), _scored_by_item(store, run_b, mode).keys()
+    return len(a), len(b), len(a & b)
+
+
 def compare_runs(store, run_a: int, run_b: int, mode: Mode = "faithful") -> list[dict]:
     """Items both runs answered, with both headline scores, largest difference first."""
-    def by_item(run_id):
-        stmt = (
-            select(item_t.c.id, item_t.c.record_id, item_t.c.category, score_t.c.value, score_t.c.passed)
-            .join(output_t, output_t.c.item_id == item_t.c.id)
-            .join(score_t, score_t.c.output_id == output_t.c.id)
-            .where(output_t.c.run_id == run_id, output_t.c.replication == 0, score_t.c.mode == mode)
-        )
-        with store.engine.connect() as conn:
-            return {r.id: r for r in conn.execute(stmt)}
-
-    a, b = by_item(run_a), by_item(run_b)
+    a, b = _scored_by_item(store, run_a, mode), _scored_by_item(store, run_b, mode)
     rows = []
     for item_id in a.keys() & b.keys():
         va, vb = a[item_id].value, b[item_id].value

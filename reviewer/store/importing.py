@@ -60,6 +60,9 @@ class ImportSummary:
     changed_in_source: list[str] = field(default_factory=list)
     run: str | None = None
     run_id: int | None = None
+    # A run's reach after the import: the dataset's items it has an output for, of all of them.
+    covered: int | None = None
+    dataset_items: int | None = None
 
     def describe(self) -> str:
         what = f"run {self.run!r} of dataset {self.dataset!r}" if self.run else f"dataset {self.dataset!r}"
@@ -70,6 +73,12 @@ class ImportSummary:
                 f", {len(self.changed_in_source)} differ from the stored version and were kept as stored"
                 f" (first: {self.changed_in_source[0]})"
             )
+            if self.run:
+                text += "; to keep the new outputs too, import the file as a run of another name"
+        if self.covered is not None and self.dataset_items is not None and self.covered < self.dataset_items:
+            # a run that answers part of the dataset scores 0 on the rest: say so (a predictions
+            # file of another dataset whose ids happen to overlap shows up here)
+            text += f"; the run covers {self.covered} of {self.dataset_items} items"
         return text
 
 
@@ -302,6 +311,10 @@ def _import_dataset(conn: Connection, parsed: ParsedDataset, ctx: JobContext, na
         writer.abandon()
         raise
     writer.finish()
+    if not seen:
+        # an empty file would make an empty dataset and exit 0: most likely the wrong file (or
+        # one cut short); raising rolls back the dataset row made above
+        raise InputError(ds.source, None, "holds no items; nothing was imported")
     audit.record(conn, actor, "dataset", dataset_id, "import",
                  after={"source": ds.source, "format": ds.format, "added": summary.added})
     ctx.progress(len(seen), len(seen), summary.describe())
@@ -416,7 +429,9 @@ def import_run(
     """Attach a prediction file's outputs to a dataset's items as a named run.
 
     Every output must answer an item of the dataset: an unknown id is an error
-    naming the line or record, and nothing is written.
+    naming the line or record, and nothing is written; so is a file with no output.
+    Outputs already stored are kept (counted unchanged, or changed in the file), and
+    the summary says how many of the dataset's items the run covers.
     """
     run = parsed.run
     name = name or run.name
@@ -445,6 +460,7 @@ def import_run(
         )
         summary = ImportSummary(dataset=ds_name, dataset_id=dataset_id, run=name, run_id=run_id)
         rows: list[dict] = []
+        stored: list = []  # (item_id, replication, record_id, the file's values) of outputs already stored
         seen: set = set()
         for n, out in enumerate(parsed.outputs, 1):
             where = f"line {out.source_line}" if out.source_line else f"record {out.record_id!r}"
@@ -457,15 +473,19 @@ def import_run(
             seen.add(key)
             check_storable(run.source, where, {"raw": out.raw, "text": out.text, "prediction": out.prediction,
                                                "error": out.error, "extra": out.extra})
-            if key in existing:
-                summary.unchanged += 1
-                continue
-            rows.append({
+            row = {
                 "run_id": run_id, "item_id": item_id, "replication": out.replication, "text": out.text,
                 "prediction": out.prediction, "status": out.status, "error": out.error, "extra": out.extra,
                 "raw": out.raw, "prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens,
                 "cached": False, "created_at": utcnow(),
-            })
+            }
+            if key in existing:
+                stored.append((item_id, out.replication, out.record_id, {k: row[k] for k in OUTPUT_FIELDS}))
+                if len(stored) >= CHUNK:
+                    _count_changed_outputs(conn, run_id, stored, summary)
+                    stored.clear()
+                continue
+            rows.append(row)
             summary.added += 1
             if len(rows) >= CHUNK:
                 insert_many(conn, output_t, rows)
@@ -473,6 +493,56 @@ def import_run(
             if n % 200 == 0:
                 ctx.check_cancelled()
                 ctx.progress(n, None, f"read {n} outputs")
+        if not seen:
+            # an empty file would leave an empty run (or nothing new) and exit 0: most likely the
+            # wrong file; raising here rolls back the run row made above
+            raise InputError(run.source, None, "holds no outputs; nothing was imported")
         insert_many(conn, output_t, rows)
+        _count_changed_outputs(conn, run_id, stored, summary)
+        summary.covered = conn.execute(
+            select(func.count(func.distinct(output_t.c.item_id))).where(output_t.c.run_id == run_id)
+        ).scalar()
+        summary.dataset_items = len(item_ids)
         audit.record(conn, actor, "run", run_id, "import", after={"source": run.source, "added": summary.added})
     return summary
+
+
+# What an imported output stores from its file, compared on re-import (the rest -- ids,
+# created_at, cached, a rerun's latency or retries -- is the app's).
+OUTPUT_FIELDS = ("text", "prediction", "status", "error", "extra", "raw", "prompt_tokens", "completion_tokens")
+
+
+def _count_changed_outputs(conn: Connection, run_id: int, records: list, summary: ImportSummary) -> None:
+    """Count the outputs already stored as unchanged, or as changed in the file (kept as stored:
+    an import never overwrites an output, whether imported before or produced by a rerun).
+
+    Compared by value as the database gives them back: the file's values go through the
+    same JSON round trip (a tuple reads back as a list, 1.0 equals 1)."""
+    if not records:
+        return
+    cols = [output_t.c[k] for k in OUTPUT_FIELDS]
+    item_ids = sorted({item_id for item_id, *_ in records})
+    stored = {
+        (r.item_id, r.replication): r
+        for r in conn.execute(
+            select(output_t.c.item_id, output_t.c.replication, *cols).where(
+                output_t.c.run_id == run_id, output_t.c.item_id.in_(item_ids)
+            )
+        )
+    }
+    for item_id, replication, record_id, values in records:
+        row = stored.get((item_id, replication))
+        if row is not None and all(_same_value(getattr(row, k), values[k]) for k in OUTPUT_FIELDS):
+            summary.unchanged += 1
+        else:
+            summary.changed_in_source.append(
+                record_id if not replication else f"{record_id} (replication {replication})"
+            )
+
+
+def _same_value(stored, given) -> bool:
+    if stored == given:
+        return True
+    if isinstance(given, (dict, list, tuple)):
+        return stored == json.loads(json.dumps(given))
+    return False

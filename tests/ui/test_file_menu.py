@@ -94,3 +94,24 @@ def test_menu_actions_show_their_keys_and_f1_lists_them(qtbot, window):
     listed = {table.item(r, 1).text(): table.item(r, 2).text() for r in range(table.rowCount())}
     assert listed["Quit"] == "Ctrl+Q" and listed["Import dataset…"] == "Ctrl+I" and "F1" in listed["Keyboard shortcuts"]
     window.shortcuts_sheet.close()
+
+
+def test_a_run_import_that_answers_part_of_the_dataset_says_how_much(qtbot, window, demo_store, tmp_path):
+    import json
+
+    from reviewer.store import ItemQuery
+
+    ds = next(d for d in demo_store.datasets() if d.name == "demo-tool_qa")
+    first = demo_store.item_page(ItemQuery(dataset_id=ds.id), 0, 1)[0]
+    preds = tmp_path / "partial.jsonl"
+    preds.write_text(json.dumps({"id": first.record_id, "text": "an answer"}) + "\n")
+    dialog = ImportDialog(window, "run")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.dataset.setCurrentIndex(dialog.dataset.findData(ds.id))
+    dialog.path.setText(str(preds))
+    dialog.format.setCurrentIndex(dialog.format.findData("outputs-jsonl"))
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(dialog.message.text()), timeout=5000)
+    assert "1 outputs added" in dialog.message.text(), dialog.message.text()
+    assert f"the run covers 1 of {ds.items} items" in dialog.message.text()
