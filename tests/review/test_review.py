@@ -64,6 +64,10 @@ def test_protocol_rules_block_forbidden_verdicts(store, items):
     assert snapshot(store, ids[0], "alice").mine is None  # nothing was written
     many = problems(fixed({}), "tool_qa", patch_ops=9)
     assert [(p.level, "may be a Reject" in p.message) for p in many] == [("warning", True)]
+    # A Pass (or Fix) without an ambiguity rating is saved (P stays one key) but warned about.
+    [warning] = problems(Draft(verdict="pass"), "tool_qa")
+    assert (warning.level, warning.field) == ("warning", "ambiguity") and "not released as Gold" in warning.message
+    assert problems(Draft(verdict="reject"), "tool_qa") == [] and problems(passed(), "tool_qa") == []
 
 
 def test_saves_are_versioned_and_stale_writes_detected(store, items):
