@@ -167,8 +167,21 @@ def _indent(value, width: int = 2000) -> str:
 def cmd_export(args) -> int:
     store = _store(args)
     out = Path(args.out)
-    if args.as_ == "jsonl":
-        n = store.export_jsonl(args.dataset, out, gold_only=args.gold_only)
+    if args.as_ == "jsonl" and args.gold_only:
+        from reviewer.review import release
+
+        # The released Gold (paper 001's rule, as the Release tab counts it), not every settled
+        # item: a Reject, a High or unrated ambiguity or a failed check is withheld, by reason.
+        statuses = release.gold_status(store, store.dataset(args.dataset).id)
+        n = store.export_jsonl(args.dataset, out, item_ids={s.item_id for s in statuses if s.released})
+        print(f"wrote {n} released Gold {'item' if n == 1 else 'items'} to {out}")
+        withheld = [s for s in statuses if not s.released]
+        if withheld:
+            print(f"withheld {len(withheld)} {'item' if len(withheld) == 1 else 'items'}:")
+            for reason, count in release.withheld_counts(withheld).items():
+                print(f"  {count:>6}  {reason}")
+    elif args.as_ == "jsonl":
+        n = store.export_jsonl(args.dataset, out)
         print(f"wrote {n} {'item' if n == 1 else 'items'} to {out}")
     else:
         files = store.export_dataset(args.dataset, out, ctx=JobContext(_terminal_progress()))
@@ -509,7 +522,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("out", help="output folder (source format) or file (jsonl)")
     p.add_argument("--as", dest="as_", choices=["source", "jsonl"], default="source",
                    help="source: the benchmark's own files (default); jsonl: one item a line with provenance")
-    p.add_argument("--gold-only", action="store_true", help="jsonl: only items with a settled gold")
+    p.add_argument("--gold-only", action="store_true",
+                   help="jsonl: only the released Gold (settled Pass or Fix, checks passed, ambiguity Low or "
+                        "Medium); the withheld items are counted by reason")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("score", parents=[common], help="score runs with the benchmark's official metrics")

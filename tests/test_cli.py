@@ -65,6 +65,37 @@ def test_import_list_show_export_round_trip(tmp_path):
     assert proc.returncode == 0 and len(jsonl.read_text().splitlines()) == 6
 
 
+def test_export_gold_only_leaves_out_a_pass_without_ambiguity_and_says_why(tmp_path):
+    """The tester's repro: alice presses P with a rating, erin presses P and nothing else; the item
+    settles but is not Gold (paper 001: ambiguity Low or Medium), and the export says so."""
+    from reviewer.review.annotate import save_annotation
+    from reviewer.review.rubric import Draft
+    from reviewer.store import Store
+
+    db = tmp_path / "cli.sqlite3"
+    tools = [{"name": "Weather", "description": "forecasts"}, {"name": "Calendar", "description": "meetings"}]
+    source = tmp_path / "select.jsonl"
+    source.write_text("".join(json.dumps({"id": f"t{i}", "message": f"message {i}", "tools": tools,
+                                          "expected": ["Weather"]}) + "\n" for i in range(3)), encoding="utf-8")
+    store = Store(str(db))
+    try:
+        store.import_dataset(source, "toolselect", name="select")
+        t0, t1 = (store.find_item("select", f"t{i}").id for i in (0, 1))
+        for who in ("alice", "erin"):
+            save_annotation(store, t0, who, Draft(verdict="pass", ambiguity="low"), None)
+            save_annotation(store, t1, who, Draft(verdict="pass"), None)  # stored rubric: ambiguity null
+    finally:
+        store.close()
+    out = tmp_path / "gold.jsonl"
+    proc = reviewer("export", "select", str(out), "--as", "jsonl", "--gold-only", db=db)
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(x)["record_id"] for x in out.read_text().splitlines()] == ["t0"]
+    assert "wrote 1 released Gold item to" in proc.stdout
+    lines = [line.split(None, 1) for line in proc.stdout.splitlines()[2:]]
+    assert proc.stdout.splitlines()[1] == "withheld 2 items:"
+    assert sorted(lines) == [["1", "ambiguity not rated"], ["1", "not settled by dual review yet"]]
+
+
 def test_bad_input_names_file_and_line_and_writes_nothing(tmp_path):
     db = tmp_path / "cli.sqlite3"
     lines = (DATA_DIR / "nestools" / "test_data.jsonl").read_text().splitlines()

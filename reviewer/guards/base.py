@@ -68,6 +68,26 @@ def source_text(kind: str, payload: dict | None, context: str | None, question: 
     return context or ""
 
 
+def leakage_parts(item: GuardItem) -> tuple[str, str]:
+    """What the leakage audit compares of an item: (its text, a second part that must match too
+    for two items to be near-duplicates; "" when the text alone decides).
+
+    Most kinds: the source. A tool-response QA item (paper 000) is the triple (response,
+    question, answer); the benchmark asks many questions about each API response by design,
+    and runs its question templates over every response, so neither a shared response nor a
+    shared template question makes two items the same. Two of them are duplicates when they ask
+    the same question with the same answer: the text is the question, the second part the gold."""
+    if item.kind == "tool_qa":
+        return (item.question or "").strip(), gold_text(item.gold)
+    return item.source, ""
+
+
+def gold_text(gold: Any) -> str:
+    if gold is None:
+        return ""
+    return gold if isinstance(gold, str) else json.dumps(gold, sort_keys=True, ensure_ascii=False)
+
+
 def digest(*parts: Any) -> str:
     """A stable SHA-256 of JSON-able values (key order ignored)."""
     blob = json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str)

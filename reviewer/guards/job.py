@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from reviewer.errors import ReviewerError
 from reviewer.guards import leakage, settings as settings_mod, storage
-from reviewer.guards.base import FAIL, PASS, SKIP, GuardItem, GuardResult, digest, input_hash
+from reviewer.guards.base import FAIL, PASS, SKIP, GuardItem, GuardResult, digest, input_hash, leakage_parts
 from reviewer.guards.registry import BY_NAME, GUARD_NAMES, ITEM_GUARDS, LEAKAGE
 from reviewer.guards.settings import Settings
 from reviewer.jobs import JobContext, silent
@@ -75,11 +75,14 @@ def _run_strategies(conn, dataset_id: int) -> list[tuple[str, dict]]:
 def leakage_results(items: list[GuardItem], settings: Settings, prompts: list[tuple[str, str]],
                     corpus: list[tuple[str, str]], ctx: JobContext) -> dict[int, GuardResult]:
     """The leakage audit's result per item (see reviewer.guards.leakage)."""
-    with_source = [it for it in items if it.source.strip()]
-    sig = leakage.signatures([it.source for it in with_source], settings.ngram, settings.num_perm, ctx)
+    parts = {it.id: leakage_parts(it) for it in items}  # tool_qa: question and gold, not the shared response
+    with_source = [it for it in items if parts[it.id][0].strip()]
+    sig = leakage.signatures([parts[it.id][0] for it in with_source], settings.ngram, settings.num_perm, ctx)
     ctx.check_cancelled()
+    second = [parts[it.id][1] for it in with_source]
+    also = leakage.signatures(second, settings.ngram, settings.num_perm) if any(second) else None
     flags: dict[int, dict] = {}
-    near = leakage.best_matches(sig, None, settings.near_duplicate)
+    near = leakage.best_matches(sig, None, settings.near_duplicate, also)
     for q, m in near.items():
         other = with_source[m.index]
         flags.setdefault(q, {})["near_duplicate"] = {

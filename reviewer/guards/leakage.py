@@ -8,6 +8,9 @@ prompts the app sends for reruns (their fixed part: instructions, examples) and
 ``.parquet`` when pyarrow is installed). A candidate pair is verified with the
 MinHash estimate of its Jaccard similarity; an item is flagged per set when the
 best match reaches the set's threshold, naming that document and the similarity.
+What is compared of an item is ``base.leakage_parts``: the source for most kinds; for a
+tool-response QA item, whose response is shared by design with the other questions on
+it, the question, and near-duplicates must also have a near-identical gold.
 
 Library choice (measured on this 2-core machine, 1,000-word documents, 128
 permutations): ``rensa`` (Rust, no dependencies) computes the signatures of
@@ -240,17 +243,25 @@ class Match:
     similarity: float
 
 
-def best_matches(query: np.ndarray, ref: np.ndarray | None, threshold: float) -> dict[int, Match]:
+def best_matches(query: np.ndarray, ref: np.ndarray | None, threshold: float,
+                 also: np.ndarray | None = None) -> dict[int, Match]:
     """Per query document, its most similar document at or above ``threshold``
-    (``ref`` None: among the query set itself, never itself)."""
+    (``ref`` None: among the query set itself, never itself). ``also`` (with ``ref`` None
+    only): a second signature per document that must be as similar too; a pair's
+    similarity is then the lower of the two (an empty second part matches an empty one)."""
     if query.shape[0] == 0 or (ref is not None and ref.shape[0] == 0):
         return {}
+    if also is not None and ref is not None:
+        raise ValueError("a second part is compared within one set only")
     qi, ri = candidate_pairs(query, ref, threshold)
     if qi.size == 0:
         return {}
     refs = query if ref is None else ref
     sims = np.concatenate([similarity(query[qi[s:s + 200_000]], refs[ri[s:s + 200_000]])
                            for s in range(0, qi.size, 200_000)])
+    if also is not None:
+        sims = np.minimum(sims, np.concatenate([similarity(also[qi[s:s + 200_000]], also[ri[s:s + 200_000]])
+                                                for s in range(0, qi.size, 200_000)]))
     empty_q = (query[qi] == np.uint32(0xFFFFFFFF)).all(axis=1)
     keep = (sims >= threshold) & ~empty_q
     qi, ri, sims = qi[keep], ri[keep], sims[keep]

@@ -2,13 +2,15 @@
 
 An item is released as Gold when (i) it passed dual review, after adjudication
 (its settled verdict is Pass or Fix), (ii) its gold passes the automatic checks
-that exist for its kind, and (iii) its settled ambiguity is Low or Medium.
+that exist for its kind, and (iii) its settled ambiguity is Low or Medium (a settled
+Pass or Fix with no ambiguity rating is withheld as "ambiguity not rated").
 ``gold_status`` says, per item, whether it is Gold and if not, why not.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,6 +80,39 @@ def _chain_reference_failures(calls: Any) -> list[str]:
     return failures
 
 
+AMBIGUITY_HIGH, AMBIGUITY_NOT_RATED = "ambiguity High", "ambiguity not rated"
+RELEASABLE_AMBIGUITY = ("low", "medium")
+
+
+def ambiguity_reasons(verdict: str | None, rubric: Any) -> list[str]:
+    """Condition (iii) on the settled rubric: Low or Medium is released; High is not, and neither
+    is no rating at all (a Pass or Fix settled without one: the rule asks for Low/Medium, and
+    a missing answer is neither). An unsettled or rejected item is withheld for that already,
+    so a missing rating is not counted against it too."""
+    ambiguity = rubric.get("ambiguity") if isinstance(rubric, dict) else None
+    if ambiguity == "high":
+        return [AMBIGUITY_HIGH]
+    if verdict in ("pass", "fix") and ambiguity not in RELEASABLE_AMBIGUITY:
+        return [AMBIGUITY_NOT_RATED]
+    return []
+
+
+def withheld_counts(statuses: list[GoldStatus]) -> dict[str, int]:
+    """How many withheld items each reason (grouped, see ``reason_group``) holds back, most first."""
+    counts: dict[str, int] = {}
+    for s in statuses:
+        for reason in dict.fromkeys(reason_group(r) for r in s.reasons):
+            counts[reason] = counts.get(reason, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def reason_group(reason: str) -> str:
+    """Reasons grouped for counting: schema errors by kind of check, not by path and value."""
+    if reason.startswith("schema:"):
+        return "the gold does not match the item's schema"
+    return re.sub(r"^call \d+ \(.*?\) parameter .*", "a call uses a response no earlier call returns", reason)
+
+
 def gold_status(store, dataset_id: int) -> list[GoldStatus]:
     from reviewer import guards  # the quality guards count too (issue 15), unless an adjudicator overrode them
 
@@ -100,8 +135,7 @@ def gold_status(store, dataset_id: int) -> list[GoldStatus]:
             reasons.append("not settled by dual review yet")
         elif r.verdict == "reject":
             reasons.append("rejected")
-        if (r.rubric or {}).get("ambiguity") == "high":
-            reasons.append("ambiguity High")
+        reasons += ambiguity_reasons(r.verdict, r.rubric)
         checks = automatic_checks(r.kind, r.gold, schemas.get(r.schema_hash))
         if "schema" in waived.get(r.id, ()):
             checks = [c for c in checks if not c.startswith("schema:")]

@@ -5,7 +5,8 @@ yes/no checks, an ambiguity rating, a confirmed or corrected difficulty tag,
 error tags from the papers' taxonomies, and a note. ``problems`` states which
 combinations the protocol forbids (a High ambiguity or a failed check must be
 Fix or Reject) and what merely deserves a second look (a fix of many edits may
-really be a Reject).
+really be a Reject; a Pass or Fix without an ambiguity rating, which the release
+rule withholds).
 """
 
 from __future__ import annotations
@@ -139,6 +140,11 @@ def problems(draft: Draft, kind: str, patch_ops: int = 0) -> list[Problem]:
         failed = [c for c in checks_for(kind) if draft.checks.get(c) is False]
         if failed:
             out.append(Problem("error", "verdict", f"failed check ({', '.join(failed)}) must be Fix or Reject"))
+    if draft.verdict in ("pass", "fix") and draft.ambiguity is None:
+        # A warning, not an error: P stays one key, and the release rule withholds the item
+        # ("ambiguity not rated") until someone rates it; no default is invented for the rater.
+        out.append(Problem("warning", "ambiguity",
+                           "ambiguity not rated: the item is not released as Gold until it is (A)"))
     if draft.verdict == "fix":
         if draft.fixed_gold is None:
             out.append(Problem("error", "fixed_gold", "a Fix needs the corrected gold"))

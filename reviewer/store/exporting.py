@@ -83,8 +83,9 @@ def export_dataset(
     return writer.write(record, items, out, ctx)
 
 
-def provenance_rows(conn, dataset_id: int, gold_only: bool = False):
-    """Yield one JSON-ready dict per item with its gold and how it was settled."""
+def provenance_rows(conn, dataset_id: int, gold_only: bool = False, item_ids: set[int] | None = None):
+    """Yield one JSON-ready dict per item with its gold and how it was settled
+    (``gold_only``: settled items only; ``item_ids``: only those items)."""
     anns: dict[int, list] = {}
     for a in conn.execute(
         select(ann_t).join(item_t, item_t.c.id == ann_t.c.item_id).where(item_t.c.dataset_id == dataset_id)
@@ -101,7 +102,7 @@ def provenance_rows(conn, dataset_id: int, gold_only: bool = False):
     }
     for r in conn.execute(select(item_t).where(item_t.c.dataset_id == dataset_id).order_by(item_t.c.position)):
         adj = adjs.get(r.id)
-        if gold_only and adj is None:
+        if (gold_only and adj is None) or (item_ids is not None and r.id not in item_ids):
             continue
         yield {
             "record_id": r.record_id, "kind": r.kind, "question": r.question, "gold": r.gold,
@@ -145,10 +146,11 @@ def _check_standard(what: str, fields: dict) -> None:
                                 "fix it (e.g. edit the gold) before exporting")
 
 
-def export_jsonl(engine: Engine, dataset_id: int, path: Path, gold_only: bool = False) -> int:
+def export_jsonl(engine: Engine, dataset_id: int, path: Path, gold_only: bool = False,
+                 item_ids: set[int] | None = None) -> int:
     """Write the generic JSONL export; return the number of items written."""
     with engine.connect() as conn:
-        rows = list(provenance_rows(conn, dataset_id, gold_only))
+        rows = list(provenance_rows(conn, dataset_id, gold_only, item_ids))
     for r in rows:
         _check_standard(f"item {r['record_id']!r}", {"": r})
     return write_atomically(path, (json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in rows))

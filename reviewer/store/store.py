@@ -155,8 +155,9 @@ class Store:
     def export_dataset(self, dataset: str | int, out: str | Path, ctx: JobContext | None = None) -> list[Path]:
         return exporting.export_dataset(self.engine, self.dataset(dataset).id, Path(out), ctx or silent())
 
-    def export_jsonl(self, dataset: str | int, path: str | Path, gold_only: bool = False) -> int:
-        return exporting.export_jsonl(self.engine, self.dataset(dataset).id, Path(path), gold_only)
+    def export_jsonl(self, dataset: str | int, path: str | Path, gold_only: bool = False,
+                     item_ids: set[int] | None = None) -> int:
+        return exporting.export_jsonl(self.engine, self.dataset(dataset).id, Path(path), gold_only, item_ids)
 
     # -- items -------------------------------------------------------------
 

@@ -11,7 +11,6 @@ workspace's job runner when one is given, else synchronously.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,14 +22,8 @@ from PySide6.QtWidgets import (
 
 from reviewer.jobs import silent
 from reviewer.review import release
+from reviewer.review.release import reason_group  # the same grouping as the CLI's
 from reviewer_ui.review.widgets import rich_label
-
-
-def reason_group(reason: str) -> str:
-    """Reasons grouped for counting: schema errors by kind of check, not by path and value."""
-    if reason.startswith("schema:"):
-        return "the gold does not match the item's schema"
-    return re.sub(r"^call \d+ \(.*?\) parameter .*", "a call uses a response no earlier call returns", reason)
 
 
 @dataclass

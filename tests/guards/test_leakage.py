@@ -111,6 +111,35 @@ def test_the_dataset_scan_flags_items_and_names_the_closest_document(store, tmp_
     assert by_record["q2"].status == "pass" and by_record["q4"].status == "pass"
 
 
+def test_tool_qa_items_sharing_one_response_are_compared_on_question_and_gold(store):
+    """Paper 000 asks many questions about each API response, from templates run over every
+    response: a shared response or template is the design. Two tool_qa items are duplicates when
+    they ask the same question with the same answer; the other kinds still compare their source."""
+    questions = [
+        ("What is the form type of the filing with accession number 0001193125-23-072650?", "ARS"),
+        ("What is the form type of the filing with accession number 0000200406-23-000025?", "DEFA14A"),
+        ("What is the filing date of the form with accession number 0001193125-23-072650?", "2023-03-16"),
+        ("List the different form types available as a comma separated list of unique values.", "ARS, DEFA14A, 10-K"),
+        ("Provide the number of filings whose period and filing date fall on the same day.", "12"),
+        ("Which company filed the most recent annual report among all the filings listed here?", "ACME Corp"),
+        # the same question as the one before it, the same answer: a real duplicate
+        ("Which company filed the most recent annual report among all the filings listed here?", "ACME Corp"),
+        # the same template question again, a different answer (as about another response): not a duplicate
+        ("Provide the number of filings whose period and filing date fall on the same day.", "3"),
+    ]
+    items = [R.item(i, gold=g, question=q) for i, (q, g) in enumerate(questions)]  # all share R.RESPONSE
+    summary = import_dataset(store.engine, R.dataset(items), silent())
+    result = guards.run_checks(store, summary.dataset_id, guards=["leakage"])
+    assert result.counts["leakage"] == {"pass": 6, "fail": 2}  # the old scan: {"fail": 8}, all "similarity 1.00"
+    by_record = {v.record_id: v.results["leakage"] for v in guards.item_guards(store, summary.dataset_id).values()}
+    assert [r for r, v in by_record.items() if v.status == "fail"] == ["q5", "q6"]
+    assert by_record["q5"].summary == "near-duplicate of item q6 (similarity 1.00)"
+    # an item without a question has nothing to compare
+    bare = import_dataset(store.engine, R.dataset([R.item(0, question=None), R.item(1, question="")], name="bare"),
+                          silent())
+    assert guards.run_checks(store, bare.dataset_id, guards=["leakage"]).counts["leakage"] == {"skip": 2}
+
+
 def test_prompt_text_is_compared_without_the_items_own_source():
     from reviewer.guards.base import GuardItem
     from reviewer.guards.prompts import prompt_documents

@@ -64,6 +64,10 @@ def test_protocol_rules_block_forbidden_verdicts(store, items):
     assert snapshot(store, ids[0], "alice").mine is None  # nothing was written
     many = problems(fixed({}), "tool_qa", patch_ops=9)
     assert [(p.level, "may be a Reject" in p.message) for p in many] == [("warning", True)]
+    # A Pass (or Fix) without an ambiguity rating is saved (P stays one key) but warned about.
+    [warning] = problems(Draft(verdict="pass"), "tool_qa")
+    assert (warning.level, warning.field) == ("warning", "ambiguity") and "not released as Gold" in warning.message
+    assert problems(Draft(verdict="reject"), "tool_qa") == [] and problems(passed(), "tool_qa") == []
 
 
 def test_saves_are_versioned_and_stale_writes_detected(store, items):
@@ -222,6 +226,36 @@ def test_release_follows_the_papers_rule_and_exports_provenance(store, items, tm
     prov = rows[1]["provenance"]
     assert prov["decision"] == "unanimous" and prov["annotators"] == ["alice", "bob"]
     assert prov["patch"] == [{"op": "replace", "path": "/answer", "value": "B"}]
+
+
+def test_a_pass_settled_without_an_ambiguity_rating_is_withheld_not_released(store, items, tmp_path):
+    """The tester's repro: alice passes with the full rubric, erin presses P and nothing else;
+    the item settles, but paper 001 releases only Low/Medium ambiguity, and "not rated" is neither."""
+    dataset_id, ids = items
+    for who in ("alice", "erin"):
+        save_annotation(store, ids[0], who, passed(), None)  # rated: released
+    save_annotation(store, ids[1], "alice", passed(), None)
+    save_annotation(store, ids[1], "erin", Draft(verdict="pass"), None)  # P only: the rubrics differ, disputed
+    save_annotation(store, ids[2], "alice", Draft(verdict="pass"), None)
+    save_annotation(store, ids[2], "erin", Draft(verdict="pass"), None)  # neither rated it
+    save_annotation(store, ids[3], "alice", Draft(verdict="reject"), None)
+    save_annotation(store, ids[3], "erin", Draft(verdict="reject"), None)  # withheld as rejected, only that
+    assert snapshot(store, ids[2], "erin").stage is Stage.UNANIMOUS
+    status = {s.record_id: s for s in release.gold_status(store, dataset_id)}
+    assert [r for r, s in status.items() if s.released] == ["q0"]
+    assert status["q1"].reasons == ["not settled by dual review yet"]
+    assert status["q2"].reasons == ["ambiguity not rated"]
+    assert status["q3"].reasons == ["rejected"]
+    counts = release.withheld_counts([s for s in status.values() if not s.released])
+    assert counts == {"not settled by dual review yet": 3, "ambiguity not rated": 1, "rejected": 1}
+    out = tmp_path / "gold.jsonl"
+    assert release.export_gold_jsonl(store, dataset_id, out) == 1
+    assert [json.loads(x)["record_id"] for x in out.read_text().splitlines()] == ["q0"]
+    # An adjudicator who settles it with a rating releases it.
+    annotate.set_role(store, "carol", "adjudicator")
+    resolution.adjudicate(store, ids[2], "carol", "pass", None, "clear enough", rubric={"ambiguity": "medium"},
+                          expected_version=1)
+    assert {s.record_id: s for s in release.gold_status(store, dataset_id)}["q2"].released
 
 
 def test_extraction_gold_that_fails_its_schema_is_not_released():

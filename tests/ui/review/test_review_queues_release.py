@@ -156,6 +156,28 @@ def test_export_gold_in_the_source_format_keeps_only_gold_with_the_fix(qtbot, sq
     assert [(r["id"], r["expected"]) for r in exported] == [("t0", ["Calendar", "Weather"])]
 
 
+def test_a_pass_without_ambiguity_is_counted_withheld_and_its_reason_filters(qtbot, sqlite_store, dataset, carol,
+                                                                          runner):
+    """Both annotators press P on q1 and touch nothing else: settled, but the Release tab withholds it
+    under "ambiguity not rated", and that entry narrows the table to it."""
+    ids = dataset[1]
+    for who in ("alice", "erin"):
+        save_annotation(sqlite_store, ids["q0"], who, passed(), None)
+        save_annotation(sqlite_store, ids["q1"], who, Draft(verdict="pass"), None)
+    panel = ReleasePanel(carol, runner)
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.counted, timeout=10000):
+        panel.set_dataset(dataset[0])
+    assert panel.released == 1 and panel.released_button.text() == "Released: 1"
+    assert panel.reasons["ambiguity not rated"] == 1
+    [entry] = [panel.reason_list.item(i) for i in range(panel.reason_list.count())
+               if panel.reason_list.item(i).data(Qt.ItemDataRole.UserRole) == "ambiguity not rated"]
+    assert entry.text().split() == ["1", "ambiguity", "not", "rated"]
+    with qtbot.waitSignal(panel.show_items) as shown:
+        panel._show_reason(entry)
+    assert shown.args == ["withheld (ambiguity not rated)", [ids["q1"]]]
+
+
 def test_identity_dialog_switches_name_and_role(qtbot, sqlite_store, alice):
     from reviewer_ui.review.identity_dialog import IdentityDialog
 
