@@ -122,6 +122,7 @@ class QueuePanel(QWidget):
         self.mine_label.setText(self.session.waiting_text())
         self.mine_bar.setRange(0, 1)
         self.mine_bar.setValue(0)
+        self.mine_bar.setFormat("")  # no count yet: an empty bar, not "0%" of someone's work
         self.dataset_label.setText("")
         self.status.setText("")
 
@@ -154,6 +155,7 @@ class QueuePanel(QWidget):
         if p is None or not self.session.signed_in:  # e.g. a save of the previous identity landing
             return
         self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine} of {p.items} items")
+        self.mine_bar.setFormat("%p%")
         self.mine_bar.setRange(0, max(1, p.items))
         self.mine_bar.setValue(p.mine)
         adjudicator = self.session.is_adjudicator
