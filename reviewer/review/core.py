@@ -176,6 +176,8 @@ def settle_after_submission(conn: Connection, item_id: int, item) -> Stage:
 class Review:
     """The review protocol as ``viewer`` may see and change it (see the module docstring)."""
 
+    assumed = False  # built by ``assume``: the database has not confirmed who this is
+
     def __init__(self, store, viewer: str | None = None):
         self.store = store
         with store.engine.connect() as conn:
@@ -199,6 +201,18 @@ class Review:
         review.store, review.prefix, review.viewer, review.role = store, None, "reports", "admin"
         return review
 
+    @classmethod
+    def assume(cls, store, viewer: str) -> Review:
+        """``viewer`` before the database said who they are and what they may do, built without
+        reading anything (a GUI reads the role off its GUI thread and shows this meanwhile): the
+        least privilege, an annotator, outside team mode as far as known. Fit for reads an
+        annotator may make (blinded outputs); every write is refused until the confirmed
+        ``Review(store, viewer)`` replaces it (in team mode even the login is not known yet)."""
+        review = cls.__new__(cls)
+        review.store, review.prefix, review.viewer, review.role = store, None, viewer, "annotator"
+        review.assumed = True
+        return review
+
     @property
     def team(self) -> bool:
         return self.prefix is not None
@@ -211,7 +225,12 @@ class Review:
     def may_adjudicate(self) -> bool:
         return may_adjudicate(self.role)
 
+    def _require_confirmed(self) -> None:
+        if self.assumed:
+            raise NotPermitted(f"{self.viewer} is still signing in: the database has not confirmed the role yet")
+
     def _require_adjudicator(self, what: str) -> None:
+        self._require_confirmed()
         if not self.may_adjudicate:
             raise NotPermitted(f"only adjudicators {what}; {self.viewer} is an {self.role}")
 
@@ -395,6 +414,7 @@ class Review:
         kept unchanged and, when it is the item's second, decides unanimous vs disputed.
         Raises ProtocolViolation (rules, settled item) or StaleWrite.
         """
+        self._require_confirmed()
         with self.store.engine.begin() as conn:
             item = _lock_item(conn, item_id, self.team)
             if item_version is not None and item.version != item_version:

@@ -264,7 +264,9 @@ class AdjudicationPanel(QWidget):
     def _set_access(self) -> bool:
         allowed = self.session.is_adjudicator
         self.body.setVisible(allowed and self.detail is not None)
-        if not allowed:
+        if not self.session.signed_in:  # the role is not known (yet): nothing adjudicator-only shows
+            self.access.setText(html.escape(self.session.waiting_text()))
+        elif not allowed:
             self.access.setText(
                 f"Only adjudicators settle items. You are {html.escape(self.session.name)} "
                 f"({html.escape(self.session.role)}): switch identity in Review ▸ Identity… to adjudicate.")
@@ -288,6 +290,7 @@ class AdjudicationPanel(QWidget):
         self.banner.hide()
         self.status.setText("")
         if not self._set_access() or self.detail is None:
+            self._loading = None  # a read for the previous identity is not shown
             return
         item_id, review = self.detail.id, self.session.review
         if self.runner is None:

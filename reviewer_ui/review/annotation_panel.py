@@ -260,6 +260,9 @@ class AnnotationPanel(QWidget):
         self._wanted = None
         self._note_timer.stop()
         item_id, review = self.detail.id, self.session.review
+        if not self.session.signed_in:  # nothing is read (or written) until the database said who this is
+            self._show_signing_in(item_id)
+            return
         if self.runner is None:
             self._show_snapshot(review.snapshot(item_id))
             return
@@ -292,6 +295,20 @@ class AnnotationPanel(QWidget):
         self.others_label.setText("")
         self.others_label.setVisible(False)
         self._set_status("Loading your annotation of this item…")
+
+    def _show_signing_in(self, item_id: int) -> None:
+        """Neutral, like loading, while the session signs in: keys typed meanwhile wait for the
+        item's review, read once the role has landed (``changed`` reloads). Signed out (the
+        sign-in failed) the panel only says why."""
+        self._show_loading()
+        if self.session.signing_in:
+            self._loading = item_id
+            self.stage_label.setText("Status: signing in…")
+        else:
+            self._loading = None
+            self._typeahead.clear()
+            self.stage_label.setText("Status: not signed in")
+        self._set_status(self.session.waiting_text())
 
     def _snapshot_landed(self, item_id: int, review, snap: ReviewSnapshot) -> None:
         """GUI thread: the review read for ``item_id`` arrived; shown when it is still the item asked for."""

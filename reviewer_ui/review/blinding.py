@@ -28,7 +28,9 @@ class WindowBlinding(QObject):
     def __init__(self, window, session, parent: QObject | None = None):
         super().__init__(parent or window)
         self.window, self.session = window, session
-        self._known: dict[tuple[int, str], bool] = {}  # (dataset id, viewer) -> blind
+        # (dataset id, viewer, sees everything) -> blind: a role that lands after signing in
+        # (an assumed annotator confirmed as an adjudicator) is a new key, not the assumed answer
+        self._known: dict[tuple[int, str, bool], bool] = {}
         self.aliases: dict[int, str] = {}  # run id -> "Output N" for the item shown
         self._runs_dock_was_visible: bool | None = None
         self._score_hidden = False  # this hid the Score column
@@ -50,20 +52,23 @@ class WindowBlinding(QObject):
         ds = self.window.current_dataset()
         if ds is None:
             return False
-        key = (ds.id, self.session.name)
+        key = self._key(ds.id)
         if key not in self._known:
             self._read(ds.id)
             return not self.session.review.sees_everything
         return self._known[key]
 
+    def _key(self, dataset_id: int) -> tuple[int, str, bool]:
+        return dataset_id, self.session.name, self.session.review.sees_everything
+
     def _read(self, dataset_id: int, then=None) -> None:
         """Read the dataset's setting for this reviewer in a job; ``then(blind)`` once it landed."""
-        review, name = self.session.review, self.session.name
+        review, key = self.session.review, self._key(dataset_id)
 
         def landed(blind: bool) -> None:
             if review is not self.session.review:
                 return  # another identity meanwhile: its own read follows
-            self._known[(dataset_id, name)] = blind
+            self._known[key] = blind
             self.apply()
             if then is not None:
                 then(blind)
@@ -81,7 +86,7 @@ class WindowBlinding(QObject):
         if ds is None:
             self._known.clear()
             return
-        before = self._known.get((ds.id, self.session.name))
+        before = self._known.get(self._key(ds.id))
         self._known.clear()
         self._read(ds.id, then=lambda blind: self._flipped(before, blind))
 
@@ -99,7 +104,7 @@ class WindowBlinding(QObject):
     def _item_loaded(self, bundle) -> None:
         self.aliases = dict(bundle.aliases) if bundle.blind else {}
         if self.window.item_view.review is self.session.review:  # read by the item's job for this reviewer
-            self._known[(bundle.detail.dataset_id, self.session.name)] = bundle.blind
+            self._known[self._key(bundle.detail.dataset_id)] = bundle.blind
         if bundle.blind:
             self._pick_first_output()
         self.apply()

@@ -37,9 +37,18 @@ def install(window) -> ReviewWorkspace:
     ws.annotation.saved.connect(repaint.start)
     ws.external_change.connect(repaint.start)  # others' changes (live updates)
     # The Review column is blind like the panel: it shows what this reviewer may see.
-    follow_identity = lambda: window.model.set_viewer(ws.session.name, ws.session.is_adjudicator)  # noqa: E731
+    viewer: list = []  # the (name, sees all) the column shows: read again only when it changes
+
+    def follow_identity() -> None:
+        now = (ws.session.name, ws.session.is_adjudicator)
+        if viewer != [now]:  # a sign-in confirming the annotator assumed meanwhile reads nothing again
+            viewer[:] = [now]
+            window.model.set_viewer(*now)
+
     ws.session.changed.connect(follow_identity)
     follow_identity()
+    # A sign-in the database refused is said in the status bar (the panels say "not signed in").
+    ws.session.failed.connect(lambda message: window.statusBar().showMessage(message, 10000))
     ws.adjudication.settled.connect(repaint.start)
     menu = window.menuBar().addMenu("&Review")
     for action in ws.actions_for_menu():

@@ -85,6 +85,7 @@ class QueuePanel(QWidget):
         layout.addWidget(queue_title)
         layout.addWidget(self.queue_list, 1)
         session.changed.connect(self.refresh)
+        self.refresh()  # no dataset yet: reads nothing, shows the queue only to a signed-in adjudicator
 
     def set_dataset(self, dataset_id: int | None) -> None:
         self.dataset_id = dataset_id
@@ -95,8 +96,12 @@ class QueuePanel(QWidget):
         self.position = position
 
     def refresh(self) -> None:
+        if not self.session.signed_in:  # no counts nor queue until the database said who this is
+            self._show_signing_in()
+            return
         if self.dataset_id is None:
             self.queue_list.clear()
+            self._show_queue(self.session.is_adjudicator)
             self.mine_label.setText("No dataset chosen.")
             return
         args = (self.session.review, self.dataset_id)
@@ -107,15 +112,25 @@ class QueuePanel(QWidget):
             self.runner.start("review-queues", fetch_queues, *args, on_result=self._show,
                               on_error=lambda exc, _tb: self.status.setText(f"Could not read the queues: {exc}"))
 
+    def _show_signing_in(self) -> None:
+        """Signing in (or signed out): an annotator's view, without counts, saying so."""
+        if self.runner is not None:
+            self.runner.cancel("review-queues")  # a refresh for the previous identity is not shown
+        self.queues = None
+        self.queue_list.clear()
+        self._show_queue(False)
+        self.mine_label.setText(self.session.waiting_text())
+        self.mine_bar.setRange(0, 1)
+        self.mine_bar.setValue(0)
+        self.mine_bar.setFormat("")  # no count yet: an empty bar, not "0%" of someone's work
+        self.dataset_label.setText("")
+        self.status.setText("")
+
     def _show(self, queues: Queues) -> None:
         self.queues = queues
         self.show_progress(queues.progress)
         adjudicator = self.session.is_adjudicator
-        # Annotators have no adjudication queue: its room goes to the annotation panel.
-        self.queue_title.setVisible(adjudicator)
-        self.queue_list.setVisible(adjudicator)
-        self.layout().activate()
-        self.setMaximumHeight(16777215 if adjudicator else self.sizeHint().height())
+        self._show_queue(adjudicator)
         self.queue_list.clear()
         for entry in queues.queue:
             item = QListWidgetItem(f"{entry.record_id}   · disputed {entry.score:.1f}\n    "
@@ -128,11 +143,19 @@ class QueuePanel(QWidget):
         self.status.setText("")
         self.refreshed.emit(queues)
 
+    def _show_queue(self, adjudicator: bool) -> None:
+        """Annotators have no adjudication queue: its room goes to the annotation panel."""
+        self.queue_title.setVisible(adjudicator)
+        self.queue_list.setVisible(adjudicator)
+        self.layout().activate()
+        self.setMaximumHeight(16777215 if adjudicator else self.sizeHint().height())
+
     def show_progress(self, p: Progress | None) -> None:
         """Show the viewer's and the dataset's counts (from a refresh, or straight from a save's result)."""
-        if p is None:
+        if p is None or not self.session.signed_in:  # e.g. a save of the previous identity landing
             return
         self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine} of {p.items} items")
+        self.mine_bar.setFormat("%p%")
         self.mine_bar.setRange(0, max(1, p.items))
         self.mine_bar.setValue(p.mine)
         adjudicator = self.session.is_adjudicator
@@ -154,6 +177,9 @@ class QueuePanel(QWidget):
     def next_unannotated(self) -> int | None:
         """Ask for the next item (after the one shown) that still needs my annotation."""
         if self.dataset_id is None:
+            return None
+        if not self.session.signed_in:
+            self.status.setText(self.session.waiting_text())
             return None
         nxt = self.session.review.next_item(self.dataset_id, self.position)
         if nxt is None:

@@ -33,7 +33,7 @@ class ReviewWorkspace(QTabWidget):
 
     def __init__(self, store, runner=None, settings: QSettings | None = None, parent: QWidget | None = None):
         super().__init__(parent)
-        self.session = ReviewSession(store, settings, self)
+        self.session = ReviewSession(store, settings, self, runner=runner)  # signs in on the runner
         self.annotation = AnnotationPanel(self.session, runner)
         self.queues = QueuePanel(self.session, runner)
         self.adjudication = AdjudicationPanel(self.session, runner)
@@ -229,4 +229,8 @@ class ReviewWorkspace(QTabWidget):
         self.release.choose_export()
 
     def edit_identity(self) -> bool:
-        return IdentityDialog(self.session, self).exec() == IdentityDialog.DialogCode.Accepted
+        dialog = IdentityDialog(self.session, self)
+        try:
+            return dialog.exec() == IdentityDialog.DialogCode.Accepted
+        finally:
+            dialog.deleteLater()  # a sign-in still running reports to the session (and the status bar)

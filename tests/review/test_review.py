@@ -281,3 +281,32 @@ def test_item_table_review_column_is_blind_too(store, items):
     assert review_states(store, [ids[0]], "bob")[ids[0]].label() == "yours: reject · with the adjudicator"
     assert review_states(store, [ids[0]], "carol")[ids[0]].label() == "disputed (pass vs reject)"
     assert review_states(store, [ids[0]], "bob", sees_all=True)[ids[0]].verdicts == ()  # the role decides
+
+
+def test_an_assumed_reviewer_reads_as_an_annotator_and_writes_nothing(store, items):
+    """``Review.assume``: who a GUI shows while it reads the role off its GUI thread. Built without
+    a query; the least privilege (an annotator, blind); every write refused until confirmed."""
+    from sqlalchemy import event
+
+    ds, ids = items
+    annotate.set_role(store, "carol", "adjudicator")
+    statements = []
+    listener = lambda *args: statements.append(args[2])  # noqa: E731
+    event.listen(store.engine, "before_cursor_execute", listener)
+    try:
+        carol = Review.assume(store, "carol")
+    finally:
+        event.remove(store.engine, "before_cursor_execute", listener)
+    assert statements == []  # nothing read
+    assert (carol.viewer, carol.role, carol.team, carol.assumed) == ("carol", "annotator", False, True)
+    assert not carol.may_adjudicate and not carol.sees_everything
+    assert carol.snapshot(ids[0]).mine is None  # an annotator's read
+    with pytest.raises(NotPermitted, match="still signing in"):
+        carol.annotate(ids[0], passed(), None)
+    with pytest.raises(NotPermitted, match="still signing in"):
+        carol.set_rule(ds, carol.rule(ds), blind_models=True)
+    with pytest.raises(NotPermitted, match="still signing in"):
+        carol.adjudicate(ids[0], "pass", {"answer": "A0", "n": 0}, "fine")
+    assert snapshot(store, ids[0], "carol").mine is None  # nothing written
+    confirmed = Review(store, "carol")
+    assert not confirmed.assumed and confirmed.may_adjudicate

@@ -39,12 +39,15 @@ def open_fix_dialog(qtbot, window):
 # -- review steps (today's review API through its widgets; adapt here when the protocol changes) ----------
 
 
-def become(window, name: str, role: str = "annotator") -> None:
-    """Sign in as ``name`` (the role is granted in the store first, as an admin would)."""
+def become(qtbot, window, name: str, role: str = "annotator") -> None:
+    """Sign in as ``name`` (the role is granted in the store first, as an admin would); done
+    when the sign-in has landed (it reads the role in a job)."""
     from reviewer.review import annotate
 
     annotate.set_role(window.store, name, role)
-    window.review.session.set_identity(name)
+    session = window.review.session
+    session.set_identity(name)
+    qtbot.waitUntil(lambda: session.signed_in and not session.signing_in and session.name == name, timeout=10000)
 
 
 def show_row(qtbot, window, row: int):

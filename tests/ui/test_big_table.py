@@ -141,10 +141,8 @@ def test_browsing_a_100k_table_by_keyboard_runs_no_sql_on_the_gui_thread(qtbot, 
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     settings.setValue("dataset", "big")
     sql = SqlThreads(big_store.engine)
+    sql.on = True  # from the window's construction (its sign-in) on: its first show, datasets, first screen
     window = MainWindow(big_store, settings)
-    # From here on: the window's first show, its dataset list and the table's first screen.
-    # (Building the window still reads the reviewer's role on the GUI thread: ReviewSession.)
-    sql.on = True
     qtbot.addWidget(window)
     window.resize(*size)
     window.show()
@@ -196,12 +194,13 @@ def test_browsing_a_100k_table_by_keyboard_runs_no_sql_on_the_gui_thread(qtbot, 
         qtbot.waitUntil(lambda: window.model.rowCount() == BIG and not window.model.loading(), timeout=15000)
         _current_item_shown(qtbot, window)
 
-        # Not browsing: the admin's grant is the test's own write, and signing in still reads the
-        # profile's role on the GUI thread (one indexed SELECT; reviewer_ui.review.session).
+        # Not browsing: the admin's grant is the test's own write. Signing in reads the role in a job.
         sql.on = False
         annotate.set_role(big_store, "alice", "annotator")
-        window.review.session.set_identity("alice")
         sql.on = True
+        session = window.review.session
+        session.set_identity("alice")
+        qtbot.waitUntil(lambda: session.signed_in and session.name == "alice", timeout=15000)
         _focus_table(qtbot, window)
         for _ in range(2):
             qtbot.keyClick(window.table, Qt.Key.Key_Down)

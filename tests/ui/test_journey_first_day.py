@@ -82,17 +82,17 @@ def test_first_day_import_annotate_twice_adjudicate_export(qtbot, tmp_path, sett
         qtbot.waitUntil(lambda: w.run_box.findText("struct-tuned-8b", Qt.MatchFlag.MatchStartsWith) >= 0,
                         timeout=5000)  # visible without a restart
 
-        become(w, "alice")
+        become(qtbot, w, "alice")
         annotate_rows(qtbot, w, {0: "pass", 1: "pass", 2: "pass", 3: "pass", 4: "reject"})
         settled_view(qtbot, w, "alice")
         shot(w, "alice-annotated")
         same_size(w, size, qtbot)
-        become(w, "bob")
+        become(qtbot, w, "bob")
         annotate_rows(qtbot, w, {0: "pass", 1: "reject", 2: "pass", 3: "reject", 4: "reject"})
         settled_view(qtbot, w, "bob")
         shot(w, "bob-annotated")
         same_size(w, size, qtbot)
-        become(w, "carol", "adjudicator")
+        become(qtbot, w, "carol", "adjudicator")
         for row, take in ((1, "a"), (3, "b")):  # the two disagreements
             adjudicate_row(qtbot, w, row, take, f"checked the source of row {row}")
             shot(w, f"adjudicated-row{row}")

@@ -84,6 +84,7 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         w.select_dataset("demo")
         qtbot.waitUntil(lambda: w.review.annotation.detail is not None, timeout=10000)
         _show_row(qtbot, w, 0)
+        qtbot.waitUntil(lambda: w.review.session.signed_in, timeout=10000)  # the role is read in a job
         assert w.review.session.name == team.logins[person]  # the login, not a typed name
         return w
 
