@@ -175,13 +175,23 @@ class QueuePanel(QWidget):
             self.navigate.emit(item_id)
 
     def next_unannotated(self) -> int | None:
-        """Ask for the next item (after the one shown) that still needs my annotation."""
+        """Ask for the next item (after the one shown) that still needs my annotation; with a
+        runner the look-up is a job and ``navigate`` fires when it lands (None is returned)."""
         if self.dataset_id is None:
             return None
         if not self.session.signed_in:
             self.status.setText(self.session.waiting_text())
             return None
-        nxt = self.session.review.next_item(self.dataset_id, self.position)
+        review, dataset_id, position = self.session.review, self.dataset_id, self.position
+        if self.runner is None:
+            return self._go_next(review.next_item(dataset_id, position))
+        # A job like the annotation panel's N: the look-up is a query, never on the GUI thread.
+        self.runner.start("review-queues-next", lambda _ctx: review.next_item(dataset_id, position),
+                          on_result=self._go_next,
+                          on_error=lambda exc, _tb: self.status.setText(f"Could not look up the next item: {exc}"))
+        return None
+
+    def _go_next(self, nxt: int | None) -> int | None:
         if nxt is None:
             self.status.setText("Nothing left: every item that needs you has your annotation.")
             return None

@@ -191,3 +191,19 @@ def test_identity_dialog_switches_name_and_role(qtbot, sqlite_store, alice):
     with qtbot.waitSignal(alice.changed):
         dialog.ok.click()
     assert alice.name == "frank" and alice.is_adjudicator
+
+
+def test_next_unannotated_with_a_runner_looks_the_item_up_off_the_gui_thread(qtbot, sqlite_store, dataset, reviewed,
+                                                                            alice, runner):
+    from tests.ui.review.test_review_annotation_panel import SqlThreads
+
+    panel = QueuePanel(alice, runner)
+    qtbot.addWidget(panel)
+    panel.set_dataset(dataset[0])
+    sql = SqlThreads(sqlite_store.engine)
+    sql.on = True
+    with qtbot.waitSignal(panel.navigate, timeout=10000) as sig:
+        assert panel.next_unannotated() is None  # returned at once: the look-up is a job
+    sql.on = False
+    assert sig.args == [reviewed["x0"]]
+    assert sql.gui == [] and sql.worker  # the query ran, on a worker
