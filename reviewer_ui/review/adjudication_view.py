@@ -37,6 +37,12 @@ from reviewer.review.views import AnnotationView, ReviewSnapshot
 from reviewer_ui import theme
 from reviewer_ui.review.fix_editor import FixEditor, describe_changes, to_text
 from reviewer_ui.review.widgets import Banner, ChoiceRow, rich_label
+from reviewer_ui.widgets.wrap_grid import WrapGrid
+
+# Below this width the four gold panes stack (original, A, B, merge, one under the other):
+# side by side in the ~400 px Review dock each was ~90 px, its title squeezed to three lines.
+STACK_PANES_BELOW = 720
+PANE_LINES = 4  # a pane's text shows at least this many lines
 from reviewer_ui.shortcuts import panel_key
 
 
@@ -103,15 +109,34 @@ class GoldPane(QWidget):
         self.notes = rich_label("muted")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.text.setMinimumHeight(self.text.fontMetrics().lineSpacing() * PANE_LINES
+                                   + 2 * self.text.frameWidth() + 8)
         layout.addWidget(self.title)
         layout.addWidget(self.text, 1)
         layout.addWidget(self.notes)
+        layout.addStretch(0)  # with the text hidden, the notes stay under the title (no gap between)
+
+    def _cap_height(self) -> None:
+        """Without its text box the pane is as tall as its title and notes, no taller: a splitter
+        otherwise shares out its height evenly and an empty pane stood ~150 px tall."""
+        layout = self.layout()
+        if self.text.isHidden():
+            need = layout.heightForWidth(self.width()) if layout.hasHeightForWidth() else -1
+            self.setMaximumHeight(max(need, layout.minimumSize().height(), layout.sizeHint().height()))
+        else:
+            self.setMaximumHeight(16777215)  # QWIDGETSIZE_MAX
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        self._cap_height()  # the notes wrap to more lines when narrower
 
     def show_value(self, title: str, value: Any, notes: list[str], against: Any = None) -> None:
         """Show ``value``; with ``against`` (the original), lines that differ from it are highlighted."""
         self.title.setText(title)
         text = to_text(value) if value is not None else ""
         self.text.setPlainText(text)
+        # Nothing to show (no fix, or a merge in conflict): the title and notes say so, no empty box.
+        self.text.setVisible(value is not None)
         self.changed_lines = changed_lines(to_text(against), text) if against is not None and text else []
         selections = []
         for line in self.changed_lines:
@@ -126,6 +151,7 @@ class GoldPane(QWidget):
             QTimer.singleShot(0, self.text.centerCursor)  # once the pane has its size
         self.notes.setText("<br>".join(html.escape(n) for n in notes[:8])
                            + (f"<br>… {len(notes) - 8} more" if len(notes) > 8 else ""))
+        self._cap_height()  # with the notes in
 
 
 class AdjudicationPanel(QWidget):
@@ -165,12 +191,18 @@ class AdjudicationPanel(QWidget):
         self.table = QTableWidget(0, 2)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)  # A and B share the width: both in view
+        header.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # "A (v2; first: reject)"; the whole line: tooltip
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setProperty("elidedColumns", [0, 1])  # tools/fitcheck: both columns in view, readable
         self.reasons = rich_label()
 
         self.panes = {k: GoldPane(t) for k, t in
                       (("original", "Original gold"), ("a", "Fix A"), ("b", "Fix B"), ("merge", "Merge of A and B"))}
-        three_way = QSplitter(Qt.Orientation.Horizontal)
+        # Side by side when the view is wide (floated large), stacked in the dock (resizeEvent).
+        self.three_way = three_way = QSplitter(Qt.Orientation.Vertical)
+        three_way.setChildrenCollapsible(False)
         for pane in self.panes.values():
             three_way.addWidget(pane)
 
@@ -181,11 +213,12 @@ class AdjudicationPanel(QWidget):
         for button, which in ((self.pick_a, "a"), (self.pick_b, "b"), (self.pick_merge, "merge"),
                               (self.pick_original, "original")):
             button.clicked.connect(lambda _c=False, w=which: self.pick(w))
+        # One row when there is room, else two (2x2): the dock never scrolls sideways to "Keep the original".
+        self.picks = WrapGrid([self.pick_a, self.pick_b, self.pick_merge, self.pick_original])
         picks = QHBoxLayout()
-        picks.addWidget(QLabel("Final gold:"))
-        for b in (self.pick_a, self.pick_b, self.pick_merge, self.pick_original):
-            picks.addWidget(b)
-        picks.addStretch(1)
+        final_label = QLabel("Final gold:")
+        picks.addWidget(final_label, 0, Qt.AlignmentFlag.AlignTop)
+        picks.addWidget(self.picks, 1)
 
         self.editor = FixEditor(show_buttons=False)
         self.editor.title.setText("Final gold (edit freely)")
@@ -260,6 +293,13 @@ class AdjudicationPanel(QWidget):
         layout.addWidget(self.banner)
         layout.addWidget(self.body, 1)
         layout.addWidget(self.status)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        wide = event.size().width() >= STACK_PANES_BELOW
+        orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
+        if self.three_way.orientation() != orientation:
+            self.three_way.setOrientation(orientation)
 
     def _set_access(self) -> bool:
         allowed = self.session.is_adjudicator
