@@ -1,13 +1,18 @@
 """A score's run and item (schema step 8), on SQLite and PostgreSQL: copies of its output's,
 written by the database whatever the writer sends (nothing, or other values), following an
-output moved to another item or run; a version 7 database gets them, filled, by the upgrade."""
+output moved to another item or run; a version 7 database gets them, filled, by the upgrade.
+A run's stored scores are read by them (reviewer.scoring.job.stored_results) and come back as
+the join through output read them before, JSON values included."""
 
 from __future__ import annotations
+
+import math
 
 from sqlalchemy import select, text
 
 from reviewer.jobs import silent
-from reviewer.scoring.job import score_run
+from reviewer.scoring.base import ScoreResult
+from reviewer.scoring.job import score_run, stored_results
 from reviewer.store.importing import import_dataset, import_run
 from reviewer.store.migrations import MIGRATIONS, schema_table, upgrade
 from reviewer.store.models import Output, Score
@@ -80,6 +85,48 @@ def test_an_output_moved_to_another_item_or_run_takes_its_scores_keys_along(stor
     assert _keys(store) == _outputs_keys(store)
 
 
+def _old_stored_results(store, run_id: int, mode: str = "faithful") -> dict[int, ScoreResult]:
+    """stored_results as version 7 read it: joined through output, JSON decoded per value by the driver."""
+    c = score_t.c
+    stmt = select(c.output_id, c.primary, c.passed, c.skipped, c.metrics, c.notes).join(
+        output_t, output_t.c.id == score_t.c.output_id).where(
+        output_t.c.run_id == run_id, score_t.c.mode == mode)
+    with store.engine.connect() as conn:
+        return {r.output_id: ScoreResult(r.metrics or {}, r.primary or "", r.passed, r.skipped, list(r.notes or []))
+                for r in conn.execute(stmt)}
+
+
+def test_stored_results_read_by_the_scores_run_as_the_join_read_them(store):
+    items, runs, outputs = _two_runs(store)
+    score_run(store, runs["a"])
+    metrics = {"nested": {"ü": [1, 2.5, None, True, "x\"y"]}, "big": 2 ** 70, "tiny": 1e-300}
+    with store.engine.begin() as conn:  # odd values: NULL and empty JSON, non-ASCII, nesting, big numbers
+        conn.execute(score_t.update().where(score_t.c.output_id == outputs[("a", "q0")]).values(
+            metrics=metrics, notes=["n\u00e9", {"k": [None]}]))
+        conn.execute(score_t.update().where(score_t.c.output_id == outputs[("a", "q1")]).values(
+            metrics=None, notes=None, primary=None))
+        conn.execute(score_t.update().where(score_t.c.output_id == outputs[("a", "q2")]).values(metrics={}, notes=[]))
+    score_run(store, runs["b"], "fixed")
+    got = stored_results(store, runs["a"])
+    assert got == _old_stored_results(store, runs["a"]) and set(got) == {outputs[("a", f"q{i}")] for i in range(3)}
+    assert got[outputs[("a", "q0")]].metrics == metrics and got[outputs[("a", "q1")]].metrics == {}
+    assert got[outputs[("a", "q0")]].notes == ["n\u00e9", {"k": [None]}] and got[outputs[("a", "q1")]].notes == []
+    assert stored_results(store, runs["b"]) == {} and stored_results(store, runs["b"], "fixed") == _old_stored_results(
+        store, runs["b"], "fixed") != {}
+
+
+def test_stored_results_decodes_what_json_decodes_nan_included(tmp_path):
+    # SQLite keeps the text SQLAlchemy wrote, NaN included (PostgreSQL's json refuses it)
+    from reviewer.store import Store
+
+    store = Store(str(tmp_path / "s.sqlite3"))
+    items, runs, outputs = _two_runs(store)
+    _insert(store, output_id=outputs[("a", "q0")], metrics={"f1": float("nan"), "x": [float("inf")]}, notes=[])
+    got = stored_results(store, runs["a"])[outputs[("a", "q0")]]
+    assert math.isnan(got.metrics["f1"]) and got.metrics["x"] == [float("inf")]
+    store.close()
+
+
 def _as_version_7(store) -> None:
     """The score table as schema version 7 left it: no run or item on it, no triggers, the
     (mode, value, output_id) sort index."""
@@ -107,9 +154,11 @@ def test_version_7_database_gets_the_keys_filled_and_kept_by_the_upgrade(store):
     with store.engine.begin() as conn:  # a score written by version 7
         conn.execute(text("insert into score (output_id, scorer, mode, skipped, created_at) "
                           "values (:o, 'other', 'faithful', false, '2024-01-01')"), {"o": outputs[("b", "q2")]})
+    before = {run: _old_stored_results(store, run) for run in runs.values()}
     assert upgrade(store.engine, MIGRATIONS) == MIGRATIONS[-1].version == 8
     with store.engine.connect() as conn:
         assert conn.execute(select(schema_table.c.version)).scalar() == 8
     assert _keys(store) == _outputs_keys(store) and None not in {k for pair in _keys(store).values() for k in pair}
+    assert {run: stored_results(store, run) for run in runs.values()} == before
     _insert(store, output_id=outputs[("a", "q1")], scorer="later", item_id=items["q3"])  # the triggers are there
     assert _keys(store) == _outputs_keys(store)
