@@ -268,7 +268,7 @@ def _dataset_size(conn, query: ItemQuery) -> int | None:
     when row-level security applies (a team's annotator): then a walk may not pay."""
     if conn.dialect.name == "postgresql" and conn.execute(
             select(func.row_security_active("score").op("OR")(func.row_security_active("item")))).scalar():
-        # The walk would check the policies on every score of every run until it has a page
+        # The walk would check the policy on the run's score of every item until it has a page
         # of this annotator's assigned items; the per-item lookup reads only those items.
         return None
     last = conn.execute(select(func.max(item_t.c.position)).where(item_t.c.dataset_id == query.dataset_id)).scalar()
