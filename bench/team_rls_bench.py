@@ -43,6 +43,7 @@ from reviewer.store.importing import import_dataset, import_run
 from reviewer.store.models import Blob, Item, Output, Score
 from reviewer.store.queries import ItemQuery
 from reviewer.team import admin
+from reviewer.team.masking import masked_schema
 
 SCREEN = 50
 TARGET = 0.100
@@ -179,6 +180,7 @@ def main() -> None:
     finally:
         with psycopg.connect(base, autocommit=True) as conn:
             conn.execute(f"drop schema {schema} cascade")
+            conn.execute(f"drop schema if exists {masked_schema(schema)} cascade")  # team init's blind views
             for name in (login, *(f"{prefix}{r}" for r in ("annotator", "adjudicator", "admin", "definer"))):
                 if conn.execute("select 1 from pg_roles where rolname = %s", (name,)).fetchone():
                     conn.execute(f"DROP OWNED BY {name} CASCADE")
