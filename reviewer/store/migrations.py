@@ -126,9 +126,96 @@ def browse_indexes(conn: Connection) -> None:
 # --- Step: the score sort index (issue 14) ----------------------------------------------
 # Sorting the item table by a run's score walks score (mode, value, output_id) in order
 # (queries._scored_items) instead of looking up and sorting every item's score.
-# Declared on the Score table, so a new database gets it from create_all.
+# Step 8 rebuilds it with the run in front (the table declares that one, for create_all).
 def _score_sort_index(conn: Connection) -> None:
-    next(i for i in models.Score.__table__.indexes if i.name == "ix_score_sort").create(conn, checkfirst=True)
+    include = " INCLUDE (id)" if conn.dialect.name == "postgresql" else ""
+    conn.exec_driver_sql(f"CREATE INDEX IF NOT EXISTS ix_score_sort ON score (mode, value, output_id){include}")
+
+
+# --- Step: a score carries its output's run and item (issues 14, 16) ------------------------
+# score.run_id and score.item_id are copies of its output's, kept by the database: triggers
+# set them from output_id on every insert and on every update of output_id, run_id or
+# item_id (whatever the writer sent), and follow an output moved to another run or item.
+# So a run's scores are read without a join (reviewer.scoring.job.stored_results), the
+# score sort index starts with the run (its walk steps over no other run's scores), and team
+# mode's score policy is one probe of the item's assignment per score row, which PostgreSQL
+# hashes once per statement when it reads many (reviewer.team.sql), instead of a probe of
+# output whose own policy probes the assignment. The copies decide what an annotator reads:
+# only the triggers write them. A new database gets the columns and the index from
+# create_all and the triggers from ``score_key_triggers``.
+def score_key_triggers(conn: Connection) -> None:
+    """Create (or replace) the triggers that keep score.run_id and score.item_id equal to
+    their output's."""
+    if conn.dialect.name == "postgresql":
+        prep = conn.dialect.identifier_preparer
+        s = prep.quote(conn.exec_driver_sql("select current_schema()").scalar())
+        for stmt in _pg_score_keys(s):
+            conn.exec_driver_sql(stmt)
+        return
+    keys = ("run_id = (SELECT o.run_id FROM output o WHERE o.id = NEW.output_id), "
+            "item_id = (SELECT o.item_id FROM output o WHERE o.id = NEW.output_id)")
+    stale = ("NEW.run_id IS NOT (SELECT o.run_id FROM output o WHERE o.id = NEW.output_id) "
+             "OR NEW.item_id IS NOT (SELECT o.item_id FROM output o WHERE o.id = NEW.output_id)")
+    for name, event in (("reviewer_score_keys_insert", "INSERT"),
+                        ("reviewer_score_keys_update", "UPDATE OF output_id, run_id, item_id")):
+        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name}")
+        conn.exec_driver_sql(f"CREATE TRIGGER {name} AFTER {event} ON score FOR EACH ROW WHEN {stale} "
+                             f"BEGIN UPDATE score SET {keys} WHERE id = NEW.id; END")
+    conn.exec_driver_sql("DROP TRIGGER IF EXISTS reviewer_output_keys")
+    conn.exec_driver_sql("CREATE TRIGGER reviewer_output_keys AFTER UPDATE OF run_id, item_id ON output FOR EACH ROW "
+                         "BEGIN UPDATE score SET run_id = NEW.run_id, item_id = NEW.item_id "
+                         "WHERE output_id = NEW.id; END")
+
+
+def _pg_score_keys(s: str) -> list[str]:
+    # SECURITY INVOKER: they read and write as the writer (who may write scores, and so read
+    # outputs); a writer who could not see the output would leave the keys NULL, which no
+    # annotator's policy matches. The search path and qualified names keep a caller's own
+    # objects (a temporary table named output) out.
+    return [
+        f"""CREATE OR REPLACE FUNCTION {s}.reviewer_score_keys() RETURNS trigger
+LANGUAGE plpgsql SET search_path = {s}, pg_catalog, pg_temp AS $$
+BEGIN
+  SELECT o.run_id, o.item_id INTO NEW.run_id, NEW.item_id FROM {s}.output o WHERE o.id = NEW.output_id;
+  RETURN NEW;
+END $$""",
+        f"""CREATE OR REPLACE FUNCTION {s}.reviewer_output_keys() RETURNS trigger
+LANGUAGE plpgsql SET search_path = {s}, pg_catalog, pg_temp AS $$
+BEGIN
+  UPDATE {s}.score SET run_id = NEW.run_id, item_id = NEW.item_id WHERE output_id = NEW.id;
+  RETURN NULL;
+END $$""",
+        f"DROP TRIGGER IF EXISTS reviewer_score_keys ON {s}.score",
+        f"CREATE TRIGGER reviewer_score_keys BEFORE INSERT OR UPDATE OF output_id, run_id, item_id ON {s}.score "
+        f"FOR EACH ROW EXECUTE FUNCTION {s}.reviewer_score_keys()",
+        f"DROP TRIGGER IF EXISTS reviewer_output_keys ON {s}.output",
+        f"CREATE TRIGGER reviewer_output_keys AFTER UPDATE OF run_id, item_id ON {s}.output FOR EACH ROW "
+        f"WHEN (OLD.run_id IS DISTINCT FROM NEW.run_id OR OLD.item_id IS DISTINCT FROM NEW.item_id) "
+        f"EXECUTE FUNCTION {s}.reviewer_output_keys()",
+    ]
+
+
+def score_keys(conn: Connection) -> None:
+    """Add score.run_id and score.item_id, fill them, keep them by triggers; rebuild the score
+    sort index with the run in front."""
+    postgres = conn.dialect.name == "postgresql"
+    if postgres:  # no score or output written between the copy and the triggers (SQLite: the step's BEGIN)
+        conn.exec_driver_sql("LOCK TABLE score, output IN SHARE ROW EXCLUSIVE MODE")
+    columns = {c["name"] for c in inspect(conn).get_columns("score")}
+    for name in ("run_id", "item_id"):
+        if name not in columns:
+            conn.exec_driver_sql(f"ALTER TABLE score ADD COLUMN {name} INTEGER")
+    # Copied by the owner running the upgrade (row-level security does not apply to it).
+    if postgres:
+        conn.exec_driver_sql("UPDATE score SET run_id = o.run_id, item_id = o.item_id FROM output o "
+                             "WHERE o.id = score.output_id")
+    else:
+        conn.exec_driver_sql(
+            "UPDATE score SET run_id = (SELECT o.run_id FROM output o WHERE o.id = score.output_id), "
+            "item_id = (SELECT o.item_id FROM output o WHERE o.id = score.output_id)")
+    score_key_triggers(conn)
+    conn.exec_driver_sql("DROP INDEX IF EXISTS ix_score_sort")
+    next(i for i in models.Score.__table__.indexes if i.name == "ix_score_sort").create(conn)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
@@ -139,6 +226,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(5, "item JSON columns compressed with lz4 on PostgreSQL (import speed)", item_compression),
     Migration(6, "position and record id indexes carry the item id on PostgreSQL (first screen)", browse_indexes),
     Migration(7, "score sort index: (mode, value, output_id) for the item table's score sort", _score_sort_index),
+    Migration(8, "score carries its output's run and item (kept by triggers); score sort index by run", score_keys),
 )
 
 _meta = MetaData()
@@ -167,6 +255,8 @@ def upgrade(engine: Engine, migrations: Sequence[Migration] = MIGRATIONS) -> int
             SQLModel.metadata.create_all(conn)
             if any(step.apply is item_compression for step in migrations):
                 item_compression(conn)  # not a table declaration: create_all cannot give it
+            if any(step.apply is score_keys for step in migrations):
+                score_key_triggers(conn)  # nor triggers
             conn.execute(schema_table.insert().values(version=latest))
             return latest
     if version > latest:

@@ -122,12 +122,18 @@ class Output(SQLModel, table=True):
 class Score(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("output_id", "scorer", "mode", name="uq_score"),
-        # The item table's score sort walks this (reviewer.store.queries._scored_items);
+        # A run's scores in a mode (reviewer.scoring.job.stored_results), and the item table's
+        # score sort walks it in value order (reviewer.store.queries._scored_items);
         # PostgreSQL carries the id too, for the "first score of the output" check.
-        Index("ix_score_sort", "mode", "value", "output_id", postgresql_include=["id"]),
+        Index("ix_score_sort", "run_id", "mode", "value", "output_id", postgresql_include=["id"]),
     )
     id: int | None = Field(default=None, primary_key=True)
     output_id: int = _fk("output.id", index=False)
+    # The output's run and item, copied by the database (reviewer.store.migrations.SCORE_KEYS:
+    # triggers set them from output_id on every write, whatever the writer sent): a run's
+    # scores without a join, and team mode's score policy probes the item's assignment directly.
+    run_id: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
+    item_id: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
     scorer: str
     mode: str
     primary: str | None = None  # the headline metric's name; ``value`` is its value

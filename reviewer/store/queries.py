@@ -207,7 +207,7 @@ def page_items(conn, query: ItemQuery, offset: int, limit: int) -> list[ItemRow]
 # items sorted (100k items: ~90 ms on SQLite, ~280 ms on PostgreSQL to the first page).
 # ``page_items`` reads the first pages of a score sort by walking indexes instead, for
 # the top N rows (N = offset + limit), in the same order as ``order_by``:
-#  1. the N-th scored item's score K: walk score.ix_score_sort (mode, value) in order,
+#  1. the N-th scored item's score K: walk score.ix_score_sort (run, mode, value) in order,
 #     reading output and item by primary key, until N rows of this query (no sorting);
 #  2. the scored items beyond K (fewer than N): the same walk, sorted by score, position;
 #  3. the items scoring exactly K, in position order, up to N: a small group is read from
@@ -215,17 +215,14 @@ def page_items(conn, query: ItemQuery, offset: int, limit: int) -> list[ItemRow]
 #     dataset ties) by walking the items in position order, looking up each one's score,
 #     which stops after the page (sorting the group would cost as much as sorting all);
 #  4. fewer than N scored items: the items without a score follow, in position order.
-# The score index holds every run's scores (score has no run id), so a walk also steps
-# over other runs' scores, and over whole groups of their ties. So that it never costs
-# much more than the per-item lookup it replaces, it is used only
-#  - when the store holds at most twice as many scores as the dataset has items (one or
-#    two scored runs: the walk reads at most about one score per item of the dataset
-#    that is not this run's), checked by two index look-ups (max score id, max position);
-#  - when the query keeps a good share of the dataset (column filters): a text search,
-#    an id list or a stage/guard/score filter may keep a handful of items, which the
-#    per-item lookup sorts faster than a walk over all scores would find them.
-# Stores with many scored runs keep the per-item lookup: serving them needs the run in
-# the score index (a run_id column on score), a schema change left for later.
+# The score index starts with the run (score.run_id, its output's: schema step 8), so a
+# walk steps over no other run's scores, however many runs the store holds (before step 8
+# it held every run's, and stores with more than twice as many scores as the dataset has
+# items kept the per-item lookup). It steps over the run's other replications' scores
+# (the first replication counts). It is used when the query keeps a good share of the
+# dataset (column filters): a text search, an id list or a stage/guard/score filter may keep
+# a handful of items, which the per-item lookup sorts faster than a walk over all the run's
+# scores would find them.
 WALK_ROWS = 5000  # pages beyond this (before the table has its id list) use the plain order
 
 
@@ -260,23 +257,22 @@ def _scored_items(query: ItemQuery, columns) -> Select:
         select(*columns)
         .select_from(_InOrder(_InOrder(score_t, output_t, output_t.c.id == score_t.c.output_id),
                               item_t, item_t.c.id == output_t.c.item_id))
-        .where(score_t.c.mode == query.score_mode, score_t.c.value.is_not(None),
-               output_t.c.run_id == query.score_run_id, output_t.c.replication == 0, _first_score())
+        .where(score_t.c.run_id == query.score_run_id, score_t.c.mode == query.score_mode,
+               score_t.c.value.is_not(None), output_t.c.run_id == query.score_run_id, output_t.c.replication == 0,
+               _first_score())
     )
 
 
 def _dataset_size(conn, query: ItemQuery) -> int | None:
     """The dataset's item count (its last position + 1, from the position index), or None
-    when the store holds more than twice as many scores, or row-level security applies
-    (a team's annotator): then a walk may not pay."""
+    when row-level security applies (a team's annotator): then a walk may not pay."""
     if conn.dialect.name == "postgresql" and conn.execute(
             select(func.row_security_active("score").op("OR")(func.row_security_active("item")))).scalar():
-        # The walk would check the policies on every score of every run until it has a page
+        # The walk would check the policy on the run's score of every item until it has a page
         # of this annotator's assigned items; the per-item lookup reads only those items.
         return None
     last = conn.execute(select(func.max(item_t.c.position)).where(item_t.c.dataset_id == query.dataset_id)).scalar()
-    top = conn.execute(select(func.max(score_t.c.id))).scalar() or 0  # ids only grow: at least the row count
-    return None if last is None or top > 2 * (last + 1) else last + 1
+    return None if last is None else last + 1
 
 
 def _score_page(conn, query: ItemQuery, offset: int, limit: int) -> list:
@@ -303,7 +299,8 @@ def _score_page(conn, query: ItemQuery, offset: int, limit: int) -> list:
     # then read each output and item by primary key (PostgreSQL would otherwise hash-join
     # the run's whole output table: 20 ms).
     small = math.isqrt((need - len(rows)) * size)
-    group = select(score_t.c.output_id).where(score_t.c.mode == query.score_mode, value == kth).limit(small + 1)
+    group = select(score_t.c.output_id).where(score_t.c.run_id == query.score_run_id, score_t.c.mode == query.score_mode,
+                                              value == kth).limit(small + 1)
     outputs = conn.execute(group).scalars().all()
     if len(outputs) <= small:
         ties = _scored_items(query, ROW_COLUMNS).where(

@@ -130,7 +130,7 @@ def init_statements(prefix: str, schema: str) -> list[str]:
         f"CREATE POLICY assigned_outputs ON output FOR SELECT TO {ann} USING ({assigned.format(col='output.item_id')})",
         "DROP POLICY IF EXISTS deciders_outputs ON output",
         f"CREATE POLICY deciders_outputs ON output FOR ALL TO {deciders} USING (true) WITH CHECK (true)",
-        *_assigned_reads(ann, deciders),
+        *_assigned_reads(ann, deciders, assigned),
         "ALTER TABLE assignment ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS own_assignments ON assignment",
         f"CREATE POLICY own_assignments ON assignment FOR SELECT TO {ann} USING (annotator = current_user)",
@@ -379,25 +379,29 @@ BEGIN
   RETURN NEW;
 END $$
 """
-def _assigned_reads(ann: str, deciders: str) -> list[str]:
+def _assigned_reads(ann: str, deciders: str, assigned: str) -> list[str]:
     """What an annotator reads of scores and blobs: only what belongs to their assigned items
     (guard results: guard_result_policies). A blob holds a tool response or source text, a score's output is an item's,
     a guard result quotes the item's gold and source: readable for every item, they would show
     an annotator the items not assigned to them.
 
-    Each policy is one EXISTS probe over indexed columns per row read (score → output by primary
-    key → assignment by item_id; blob → item by context_hash / schema_hash → the same), so a
-    page of items costs index look-ups, not scans (bench/team_rls_bench.py)."""
+    Each policy is an EXISTS probe over indexed columns per row read, so a page of items costs
+    index look-ups, not scans (bench/team_rls_bench.py). A score carries its output's item
+    (score.item_id, which only the database writes: reviewer.store.migrations.score_keys), so
+    its probe is item's own assignment rule on that column: one look-up per score, and for a
+    statement reading many scores (a run's, stored_results) PostgreSQL hashes the annotator's
+    assignments once instead. A blob → item by context_hash / schema_hash → assignment."""
     stmts = [
         # the look-ups the blob policy makes (a blob is found by the items that point at it)
         "CREATE INDEX IF NOT EXISTS ix_item_context_hash ON item (context_hash)",
         "CREATE INDEX IF NOT EXISTS ix_item_schema_hash ON item (schema_hash)",
     ]
-    # "Readable" is what the annotator may read of output and item themselves: their row-level
-    # security (assigned items only) applies inside these probes too, so each probe is one
-    # look-up plus that rule's assignment probe, and the rules cannot drift apart.
+    # A blob is readable when an item the annotator may read points at it: item's row-level
+    # security (assigned items only) applies inside the probe too, so it is one look-up plus
+    # item's assignment probe, and the rules cannot drift apart. A score's item is its own
+    # column: the assignment rule of item (and output) applied to it directly.
     probes = {
-        "score": "EXISTS (SELECT 1 FROM output o WHERE o.id = score.output_id)",
+        "score": assigned.format(col="score.item_id"),
         "blob": "EXISTS (SELECT 1 FROM item i WHERE i.context_hash = blob.hash) "
                 "OR EXISTS (SELECT 1 FROM item i WHERE i.schema_hash = blob.hash)",
     }

@@ -82,8 +82,8 @@ def _positions(store, ids) -> list[int]:
 @pytest.mark.parametrize("descending", [False, True], ids=["ascending", "descending"])
 @pytest.mark.parametrize("runs", [1, 3], ids=["one-run", "three-runs"])
 def test_score_order_ties_by_position_unscored_last_and_every_page_agrees(store, descending, runs):
-    # One run: the pages walk the score index. Three runs: more scores than twice the
-    # items, so pages use the per-item lookup; the order must not change.
+    # Three runs: the walk steps over the other runs' scores in the index no more (the run
+    # leads it since schema step 8); the order must not change.
     ds, run = _scored_dataset(store, runs)
     query = ItemQuery(ds, sort="score", score_run_id=run, descending=descending)
     expected = _expected(descending)
@@ -104,11 +104,12 @@ def test_score_order_keeps_column_filters(store):
     assert [r.position for r in store.item_page(query, 4, 20)] == expected[4:]
 
 
-def test_first_page_walks_the_score_index_on_sqlite(tmp_path):
+@pytest.mark.parametrize("runs", [1, 3], ids=["one-run", "three-runs"])
+def test_first_page_walks_the_score_index_on_sqlite(tmp_path, runs):
     from reviewer.store import Store
 
     store = Store(str(tmp_path / "s.sqlite3"))
-    ds, run = _scored_dataset(store)
+    ds, run = _scored_dataset(store, runs)
     plans = []
 
     @event.listens_for(store.engine, "before_cursor_execute")
@@ -117,8 +118,8 @@ def test_first_page_walks_the_score_index_on_sqlite(tmp_path):
             plans.append(" | ".join(r[-1] for r in cursor.execute("EXPLAIN QUERY PLAN " + statement, parameters)))
 
     store.item_page(ItemQuery(ds, sort="score", score_run_id=run), 0, 5)
-    # The page's order comes from walking (mode, value), not from sorting every item.
-    assert any(p.startswith("SEARCH score USING COVERING INDEX ix_score_sort") for p in plans), plans
+    # The page's order comes from walking (run, mode, value), not from sorting every item.
+    assert any(p.startswith("SEARCH score USING COVERING INDEX ix_score_sort (run_id=? AND mode=?") for p in plans), plans
     assert not any("CORRELATED SCALAR SUBQUERY" in p and "TEMP B-TREE FOR ORDER BY" in p
                    and "RIGHT PART" not in p for p in plans), plans
     store.close()
