@@ -194,6 +194,25 @@ class _Pairs:
         return ids
 
 
+def _item_record(record_id: str, rec: dict, ids: list, source_file: str, line: int) -> ItemRecord:
+    """The item of a checked data record and its api ids (both read paths make it here)."""
+    return ItemRecord(
+        record_id=record_id,
+        kind=ItemKind.CALL_CHAIN.value,
+        gold=rec["call"],
+        raw=rec,
+        question=rec["task"],
+        payload={"apis": rec["api"], "api_ids": ids},
+        domain=rec.get("field"),
+        depth=_chain_depth(rec["call"]),
+        source_file=source_file,
+        source_line=line,
+        # Every value above comes from the data record or the ids record, both
+        # checked by iter_jsonl (or plain_line_value) as they were read.
+        storable_checked=True,
+    )
+
+
 def _items_fast(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord]:
     """``_items``, the same records, with the lines of an ordinary file decoded and checked here.
 
@@ -258,19 +277,7 @@ def _plain_items(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord | None]:
                 yield None
                 return
             seen.add(record_id)
-            yield ItemRecord(
-                record_id=record_id,
-                kind=ItemKind.CALL_CHAIN.value,
-                gold=rec["call"],
-                raw=rec,
-                question=rec["task"],
-                payload={"apis": rec["api"], "api_ids": ids},
-                domain=rec.get("field"),
-                depth=_chain_depth(rec["call"]),
-                source_file=source_file,
-                source_line=line,
-                storable_checked=True,
-            )
+            yield _item_record(record_id, rec, ids, source_file, line)
             if line % PROGRESS_EVERY == 0:
                 ctx.progress(line, None, f"{line} NesTools items read")
         if ids_fh.readline():  # the ids file runs on (or ends in blank lines): _items decides
@@ -286,21 +293,7 @@ def _items(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord]:
         ctx.check_cancelled()
         record_id = str(rec["test_id"])
         seen.add(record_id, line, ["test_id"])
-        yield ItemRecord(
-            record_id=record_id,
-            kind=ItemKind.CALL_CHAIN.value,
-            gold=rec["call"],
-            raw=rec,
-            question=rec["task"],
-            payload={"apis": rec["api"], "api_ids": ids},
-            domain=rec.get("field"),
-            depth=_chain_depth(rec["call"]),
-            source_file=str(pairs.data),
-            source_line=line,
-            # Every value above comes from the data record or the ids record, both
-            # checked by iter_jsonl as they were read.
-            storable_checked=True,
-        )
+        yield _item_record(record_id, rec, ids, str(pairs.data), line)
         count += 1
         if count % PROGRESS_EVERY == 0:
             ctx.progress(count, None, f"{count} NesTools items read")
