@@ -234,6 +234,7 @@ def _items_fast(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord]:
         yield rec
     else:
         return
+    plain.close()  # its two files, now rather than when this generator ends
     for n, rec in enumerate(_items(pairs, ctx)):
         if n >= given:
             yield rec
