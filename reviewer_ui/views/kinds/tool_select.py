@@ -111,6 +111,11 @@ class ToolSelectLayout(KindLayout):
         metrics = table.fontMetrics()
         words = [w for r in range(table.rowCount()) if table.item(r, 0) for w in table.item(r, 0).text().split()]
         least = min(TOOL_MAX, max([TOOL_MIN] + [metrics.horizontalAdvance(w) + 2 * PADDING + 2 for w in words]))
+        if room - fixed - least < DESC_MIN:  # still short: run columns down to their YES/NO cells
+            for col in range(3, n):
+                narrow = table.sizeHintForColumn(col)
+                fixed -= table.columnWidth(col) - narrow
+                table.setColumnWidth(col, narrow)
         tool = min(want, TOOL_MAX, max(least, int(room * TOOL_SHARE)))
         tool = max(min(tool, room - fixed - DESC_MIN), min(want, least))
         table.setColumnWidth(0, tool)
