@@ -157,7 +157,15 @@ class Store:
 
     def export_jsonl(self, dataset: str | int, path: str | Path, gold_only: bool = False,
                      item_ids: set[int] | None = None) -> int:
-        return exporting.export_jsonl(self.engine, self.dataset(dataset).id, Path(path), gold_only, item_ids)
+        """One item a line, with provenance. ``gold_only``: the released Gold only, by the rule the
+        Release tab counts (reviewer.review.release.gold_status), for the CLI and the File menu alike."""
+        dataset_id = self.dataset(dataset).id
+        if gold_only:
+            from reviewer.review.release import gold_status
+
+            released = {s.item_id for s in gold_status(self, dataset_id) if s.released}
+            item_ids = released if item_ids is None else item_ids & released
+        return exporting.export_jsonl(self.engine, dataset_id, Path(path), False, item_ids)
 
     # -- items -------------------------------------------------------------
 
