@@ -168,17 +168,13 @@ def cmd_export(args) -> int:
     store = _store(args)
     out = Path(args.out)
     if args.as_ == "jsonl" and args.gold_only:
-        from reviewer.review import release
-
         # The released Gold (paper 001's rule, as the Release tab counts it), not every settled
         # item: a Reject, a High or unrated ambiguity or a failed check is withheld, by reason.
-        statuses = release.gold_status(store, store.dataset(args.dataset).id)
-        n = store.export_jsonl(args.dataset, out, item_ids={s.item_id for s in statuses if s.released})
-        print(f"wrote {n} released Gold {'item' if n == 1 else 'items'} to {out}")
-        withheld = [s for s in statuses if not s.released]
-        if withheld:
-            print(f"withheld {len(withheld)} {'item' if len(withheld) == 1 else 'items'}:")
-            for reason, count in release.withheld_counts(withheld).items():
+        done = store.export_released_gold(args.dataset, out)
+        print(f"wrote {done.written} released Gold {'item' if done.written == 1 else 'items'} to {out}")
+        if done.withheld:
+            print(f"withheld {done.withheld} {'item' if done.withheld == 1 else 'items'}:")
+            for reason, count in done.reasons.items():
                 print(f"  {count:>6}  {reason}")
     elif args.as_ == "jsonl":
         n = store.export_jsonl(args.dataset, out)

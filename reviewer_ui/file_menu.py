@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QSettings
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -29,6 +29,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from reviewer_ui.widgets.message_text import MessageText
 
 RECENT_KEY = "recentDatabases"
 MAX_RECENT = 8
@@ -70,11 +72,29 @@ def import_run_job(ctx, store, dataset_id: int, path: str, fmt: str | None, name
 
 
 def export_job(ctx, store, dataset_id: int, target: str, as_jsonl: bool, gold_only: bool) -> str:
+    """Export as the dialog asks; the message says what was written and, for the released
+    Gold, what was withheld and why (the CLI prints the same counts)."""
+    if not gold_only:
+        if as_jsonl:
+            n = store.export_jsonl(dataset_id, target)
+            return f"Wrote {n:,} {_items(n)} to {target}."
+        files = store.export_dataset(dataset_id, target, ctx=ctx)
+        return f"Wrote {len(files)} file{'s' if len(files) != 1 else ''} under {target}."
     if as_jsonl:
-        n = store.export_jsonl(dataset_id, target, gold_only=gold_only)
-        return f"Wrote {n:,} items to {target}."
-    files = store.export_dataset(dataset_id, target, ctx=ctx)
-    return f"Wrote {len(files)} file{'s' if len(files) != 1 else ''} under {target}."
+        done = store.export_released_gold(dataset_id, target)
+        text = f"Wrote {done.written:,} released Gold {_items(done.written)} to {target}."
+    else:
+        done = store.export_released_gold_source(dataset_id, target, ctx=ctx)
+        text = (f"Wrote {done.written:,} released Gold {_items(done.written)} in the benchmark's own files "
+                f"under {target}.")
+    if done.withheld:
+        reasons = "; ".join(f"{count:,} {reason}" for reason, count in done.reasons.items())
+        text += f" Withheld {done.withheld:,} {_items(done.withheld)}: {reasons}."
+    return text
+
+
+def _items(n: int) -> str:
+    return "item" if n == 1 else "items"
 
 
 def detect_job(ctx, path: str, what: str) -> str:
@@ -106,9 +126,7 @@ class JobDialog(QDialog):
         self.form = QFormLayout()
         self.progress = QProgressBar()
         self.progress.setVisible(False)
-        self.message = QLabel("")
-        self.message.setWordWrap(True)
-        self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.message = MessageText()  # wraps inside a long path, so nothing after it is cut off
         self.start_button = QPushButton("Start")
         self.cancel_button = QPushButton("Cancel")
         self.close_button = QPushButton("Close")
@@ -263,7 +281,7 @@ class ExportDialog(JobDialog):
         ds = window.current_dataset()
         self.dataset_id = ds.id if ds else None
         self.as_jsonl = QCheckBox("One JSONL file with provenance (else the benchmark's own files in a folder)")
-        self.gold_only = QCheckBox("Only items with a settled gold (JSONL)")
+        self.gold_only = QCheckBox("Only the released Gold, as the Release tab counts it")
         self.target = QLineEdit()
         base = Path(last_folder(self.settings, EXPORT_FOLDER_KEY))
         self.target.setText(str(base / f"{ds.name if ds else 'dataset'}-export"))

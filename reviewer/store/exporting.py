@@ -16,6 +16,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
@@ -83,9 +84,18 @@ def export_dataset(
     return writer.write(record, items, out, ctx)
 
 
-def provenance_rows(conn, dataset_id: int, gold_only: bool = False, item_ids: set[int] | None = None):
+class GoldExport(NamedTuple):
+    """What a released-Gold export did: items written, items withheld, and how many each
+    reason held back (an item may have more than one reason), most first."""
+
+    written: int
+    withheld: int
+    reasons: dict[str, int]
+
+
+def provenance_rows(conn, dataset_id: int, item_ids: set[int] | None = None):
     """Yield one JSON-ready dict per item with its gold and how it was settled
-    (``gold_only``: settled items only; ``item_ids``: only those items)."""
+    (``item_ids``: only those items)."""
     anns: dict[int, list] = {}
     for a in conn.execute(
         select(ann_t).join(item_t, item_t.c.id == ann_t.c.item_id).where(item_t.c.dataset_id == dataset_id)
@@ -102,7 +112,7 @@ def provenance_rows(conn, dataset_id: int, gold_only: bool = False, item_ids: se
     }
     for r in conn.execute(select(item_t).where(item_t.c.dataset_id == dataset_id).order_by(item_t.c.position)):
         adj = adjs.get(r.id)
-        if (gold_only and adj is None) or (item_ids is not None and r.id not in item_ids):
+        if item_ids is not None and r.id not in item_ids:
             continue
         yield {
             "record_id": r.record_id, "kind": r.kind, "question": r.question, "gold": r.gold,
@@ -146,11 +156,10 @@ def _check_standard(what: str, fields: dict) -> None:
                                 "fix it (e.g. edit the gold) before exporting")
 
 
-def export_jsonl(engine: Engine, dataset_id: int, path: Path, gold_only: bool = False,
-                 item_ids: set[int] | None = None) -> int:
-    """Write the generic JSONL export; return the number of items written."""
+def export_jsonl(engine: Engine, dataset_id: int, path: Path, item_ids: set[int] | None = None) -> int:
+    """Write the generic JSONL export (``item_ids``: only those items); return the number written."""
     with engine.connect() as conn:
-        rows = list(provenance_rows(conn, dataset_id, gold_only, item_ids))
+        rows = list(provenance_rows(conn, dataset_id, item_ids))
     for r in rows:
         _check_standard(f"item {r['record_id']!r}", {"": r})
     return write_atomically(path, (json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in rows))

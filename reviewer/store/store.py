@@ -155,17 +155,33 @@ class Store:
     def export_dataset(self, dataset: str | int, out: str | Path, ctx: JobContext | None = None) -> list[Path]:
         return exporting.export_dataset(self.engine, self.dataset(dataset).id, Path(out), ctx or silent())
 
-    def export_jsonl(self, dataset: str | int, path: str | Path, gold_only: bool = False,
-                     item_ids: set[int] | None = None) -> int:
-        """One item a line, with provenance. ``gold_only``: the released Gold only, by the rule the
-        Release tab counts (reviewer.review.release.gold_status), for the CLI and the File menu alike."""
-        dataset_id = self.dataset(dataset).id
-        if gold_only:
-            from reviewer.review.release import gold_status
+    def export_jsonl(self, dataset: str | int, path: str | Path, item_ids: set[int] | None = None) -> int:
+        """One item a line, with provenance (``item_ids``: only those); return how many were written."""
+        return exporting.export_jsonl(self.engine, self.dataset(dataset).id, Path(path), item_ids)
 
-            released = {s.item_id for s in gold_status(self, dataset_id) if s.released}
-            item_ids = released if item_ids is None else item_ids & released
-        return exporting.export_jsonl(self.engine, dataset_id, Path(path), False, item_ids)
+    def export_released_gold(self, dataset: str | int, path: str | Path) -> exporting.GoldExport:
+        """``export_jsonl`` of the released Gold only, by the rule the Release tab counts
+        (reviewer.review.release.gold_status), for the CLI and the File menu alike; says
+        how many items were written and how many were withheld, for what."""
+        released, withheld, reasons = self._release_split(dataset)
+        written = self.export_jsonl(dataset, path, item_ids={s.item_id for s in released})
+        return exporting.GoldExport(written, withheld, reasons)
+
+    def export_released_gold_source(self, dataset: str | int, out: str | Path,
+                                    ctx: JobContext | None = None) -> exporting.GoldExport:
+        """``export_dataset`` of the released Gold only (same rule as ``export_released_gold``)."""
+        released, withheld, reasons = self._release_split(dataset)
+        exporting.export_dataset(self.engine, self.dataset(dataset).id, Path(out), ctx or silent(),
+                                 record_ids={s.record_id for s in released})
+        return exporting.GoldExport(len(released), withheld, reasons)
+
+    def _release_split(self, dataset: str | int) -> tuple[list, int, dict[str, int]]:
+        """(the released items' statuses, how many are withheld, withheld counts by reason)."""
+        from reviewer.review.release import gold_status, withheld_counts
+
+        statuses = gold_status(self, self.dataset(dataset).id)
+        withheld = [s for s in statuses if not s.released]
+        return [s for s in statuses if s.released], len(withheld), withheld_counts(withheld)
 
     # -- items -------------------------------------------------------------
 
