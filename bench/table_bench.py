@@ -178,10 +178,8 @@ def main() -> None:
     args = parser.parse_args()
     app = QApplication.instance() or QApplication([])
     from reviewer_ui import theme
-    from reviewer_ui.runtime.threadpolicy import favour_gui_thread
 
     theme.apply(app, "light")
-    favour_gui_thread()  # as the main window does
     print(f"load_average_1min: {os.getloadavg()[0]:.2f}")
     if args.only != "postgres":
         with tempfile.TemporaryDirectory() as tmp:

@@ -3,8 +3,8 @@
 Why: diffing and laying out a 5 MB pair allocates hundreds of thousands of Python
 objects (parsed values, blocks, paths, tasks). In the app that took the GIL from the
 GUI thread for long stretches and needed the collector paused and frozen
-(reviewer_ui.runtime.gcpolicy) and a 1 ms switch interval (threadpolicy) to keep the
-window responsive. In the helper process (reviewer_ui.runtime.parsepool) none of it
+(reviewer_ui.runtime.gcpolicy) and a 1 ms GIL switch interval to keep the window
+responsive (both since removed from the app: measured unnecessary once this moved out). In the helper process (reviewer_ui.runtime.parsepool) none of it
 touches the app's interpreter.
 
 What crosses the process boundary, for a pair of N rows:

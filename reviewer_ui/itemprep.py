@@ -18,7 +18,6 @@ from reviewer.jobs import JobContext
 from reviewer.kinds import ItemKind
 from reviewer.scoring.job import item_scores
 from reviewer.store.views import ItemDetail, OutputView
-from reviewer_ui.runtime import gcpolicy
 from reviewer_ui.textdoc import (
     LineDocument,
     ParsedJsonText,
@@ -307,11 +306,6 @@ def load_item(ctx: JobContext, store, item_id: int, review=None) -> ItemBundle:
     ``review`` (a reviewer.review.Review): the person looking. An annotator of a dataset blind
     to model identity gets the outputs and scores as "Output 1, 2, 3" in the item's shuffled
     order (``Review.outputs``), never a run or model name."""
-    with gcpolicy.paused():
-        return _load_item(ctx, store, item_id, review)
-
-
-def _load_item(ctx: JobContext, store, item_id: int, review=None) -> ItemBundle:
     detail = store.item(item_id)
     ctx.check_cancelled()
     raw = store.outputs(item_id)

@@ -47,7 +47,6 @@ from reviewer_ui.runs.dock import install as install_runs
 from reviewer_ui.widgets.elided_combo import ElidedComboBox
 from reviewer_ui.widgets.docking import scrolled
 from reviewer_ui.store_watch import StoreWatcher
-from reviewer_ui.runtime.threadpolicy import favour_gui_thread
 from reviewer_ui.views.filter_bar import FilterBar
 from reviewer_ui.views.item_view import PICK_AN_ITEM, ItemView
 from reviewer_ui.views.narrow_list import NarrowList
@@ -77,7 +76,6 @@ FIRST_BROWSER_WIDTH = 300  # px: the item list on a first start (filters and the
 class MainWindow(QMainWindow):
     def __init__(self, store, settings: QSettings | None = None, runner: JobRunner | None = None):
         super().__init__()
-        favour_gui_thread()  # jobs hand the GIL back to the GUI thread within 1 ms
         self.store = store
         self.settings = settings or QSettings("reviewer", "reviewer")
         self.runner = runner or JobRunner(parent=self)

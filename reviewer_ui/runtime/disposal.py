@@ -1,21 +1,20 @@
-"""Freeing big object graphs without freezing the GUI.
+"""Freeing big object graphs a piece at a time, in the helper process.
 
-Dropping the last reference to a parsed 5 MB document or a diff of two of
-them frees about a million objects in one C-level cascade that holds the GIL
-for 50-200 ms, on whichever thread drops it, so the GUI stalls even when that
-thread is a worker. ``dispose(runner, obj)`` hands the object to a job that
-takes it apart piece by piece: a Python loop, during which the interpreter
-lets the GUI thread run every few milliseconds.
+Dropping the last reference to a parsed 5 MB document frees about a million
+objects in one C-level cascade that holds the GIL for 50-200 ms. In the helper
+process (reviewer_ui.treeindex) that held up the quick lane's answers to the
+app, so the helper frees a tree's value with ``take_apart``: a Python loop that
+steps aside for the lane's requests every PAUSE_EVERY containers.
 
 Only containers that nothing else references (``sys.getrefcount``) are taken
 apart, so an object still in use elsewhere is never modified; it is simply
-released by the job.
+released.
 
-Fewer things need this now: a diff result is compact (one text per pane, see
-reviewer_ui.diffdoc) and is dropped on the GUI thread, and the parsed value behind
-a big response's tree stays in the helper process (reviewer_ui.treeindex). The
-item view still hands it the previous item; bench/viewer_bench.py --no-disposal
-measures whether that still matters.
+The app itself no longer needs this: a big response's parsed value and a big
+diff's layout stay in the helper, and what the app frees when it moves to the
+next item is small. Handing that to a job that took it apart (``dispose``,
+removed) made no measurable difference (bench/viewer_bench.py at load 0-6).
+Qt-free.
 """
 
 from __future__ import annotations
@@ -29,11 +28,6 @@ from typing import Any
 _OWN_REFS = 2
 # How long the job waits for the caller to drop its references to the objects handed over.
 HANDOFF_WAIT_S = 0.1
-
-
-def _shred(ctx, box: list) -> int:
-    """Take the objects in ``box`` apart (a job); return how many containers were emptied."""
-    return take_apart(box)
 
 
 PAUSE_EVERY = 512  # containers emptied between two calls of ``take_apart``'s ``pause``
@@ -74,21 +68,12 @@ def take_apart(box: list, pause: Callable[[], Any] | None = None) -> int:
 def _await_handoff(stack: list) -> None:
     """Wait (briefly) until nothing but ``stack`` holds the objects handed over.
 
-    The caller still holds them while ``dispose`` runs (its argument tuple, its own
-    names until it drops them), and this job can start before that: starting it
-    releases the GIL. Looking at them at once would leave them whole, and the caller's
-    last ``del`` would then free the whole graph on the GUI thread (a 35 ms stall for
-    the previous diff, seen in bench/viewer_bench.py)."""
+    The caller may still hold them when the freeing thread starts (its own names until
+    it drops them): starting a thread releases the GIL. Looking at them at once would
+    leave them whole, and the caller's last ``del`` would then free the whole graph in
+    one cascade on the caller's thread."""
     deadline = time.monotonic() + HANDOFF_WAIT_S
     for i in range(len(stack)):
         # References: the stack's own and getrefcount's argument.
         while sys.getrefcount(stack[i]) > 2 and time.monotonic() < deadline:
             time.sleep(0.001)
-
-
-def dispose(runner, *objects: Any) -> None:
-    """Release ``objects`` on a worker, a piece at a time. The caller must drop
-    its own references right after the call."""
-    box = [o for o in objects if o is not None]
-    if box:
-        runner.start(f"dispose:{id(box)}", _shred, box)

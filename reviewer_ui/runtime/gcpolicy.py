@@ -8,11 +8,10 @@ of 100-300 ms; the GUI thread waits for the GIL all that time
 (bench/viewer_bench.py: diff_max_stall 322 ms with the collector, 58 ms without).
 Big responses are parsed in the helper process (reviewer_ui.textdoc,
 reviewer_ui.treeindex) and big diffs are laid out there (reviewer_ui.diffdoc,
-reviewer_ui.diffproc): neither pauses the collector any more. What still does is
-``load_item``, which parses the item's gold and outputs in the app and keeps them
-(the diff compares them): frozen, a full collection skips them; not frozen, every
-full collection walks them (bench/viewer_bench.py --only diff, documents made as
-load_item makes them: diff_max_stall 41-52 ms with the pause, 41-71 ms without, load 4-5).
+reviewer_ui.diffproc). The helper's tree parse still pauses its collector
+(``paused``); the app's item loading no longer does: with the heavy values out
+of the app it made no measurable difference (bench/viewer_bench.py, diff and
+item stalls with and without it, load 0-6).
 
 ``paused()`` switches automatic collection off while such a job runs and, at
 the end, freezes what exists (``gc.freeze``) so later collections skip it.

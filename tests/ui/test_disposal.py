@@ -1,11 +1,12 @@
-"""reviewer_ui.runtime.disposal: big structures are taken apart on a worker, shared ones left intact."""
+"""reviewer_ui.runtime.disposal: big structures are taken apart piece by piece, shared ones left intact;
+the idle collector frees frozen garbage cycles."""
 
 from __future__ import annotations
 
 import gc
 import weakref
 
-from reviewer_ui.runtime.disposal import _shred, dispose
+from reviewer_ui.runtime.disposal import take_apart
 
 
 class Holder:
@@ -21,23 +22,10 @@ def test_unshared_containers_are_emptied_and_shared_ones_kept():
     del doomed_inner
     box = [outer]
     del outer
-    emptied = _shred(None, box)
+    emptied = take_apart(box)
     assert box == [] and probe() is None  # released
     assert shared == {"keep": [1, 2, 3]}  # still referenced here: untouched
     assert emptied >= 1002  # the holder, its dict, the list and the 1000 small dicts
-
-
-def test_dispose_runs_on_the_runner(qtbot, runner):
-    value = Holder([list(range(100)) for _ in range(100)])
-    probe = weakref.ref(value)
-    with qtbot.waitSignal(runner.started, timeout=3000) as blocker:
-        dispose(runner, value)
-    del value
-    job = blocker.args[0]
-    with qtbot.waitSignal(job.finished, timeout=5000) as done:
-        pass
-    gc.collect()
-    assert probe() is None and done.args[0] > 100
 
 
 def test_idle_collector_collects_cycles_when_nothing_happens(qtbot, runner):

@@ -73,7 +73,7 @@ class ToolQaLayout(KindLayout):
         self.docs.setTabEnabled(1, view["response"].ok)
         self._tree_parsed = view["response"]
         self._tree_stale = True
-        self.tree.set_value(None)  # let go of the previous response now (see reviewer_ui.runtime.disposal)
+        self.tree.set_value(None)  # let go of the previous response now (its parsed value is in the helper)
         self._fill_tree(self.docs.currentIndex())
 
     def _fill_tree(self, index: int) -> None:
