@@ -27,18 +27,11 @@ Scoring never uses this.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from reviewer.jsondiff.listlike import ListPair
+
 READ_KEYS = ("api_name", "api_id", "parameters", "responses")
-
-
-@dataclass(frozen=True)
-class ChainPair:
-    left: Any
-    right: Any
-    left_note: str | None = None
-    right_note: str | None = None
 
 
 def _calls(value: Any) -> bool:
@@ -73,7 +66,7 @@ def _with_id(call: dict, api_id: Any) -> dict:
     return out
 
 
-def read_chains(gold: Any, predicted: Any, apis: Any = None, api_ids: Any = None) -> ChainPair | None:
+def read_chains(gold: Any, predicted: Any, apis: Any = None, api_ids: Any = None) -> ListPair | None:
     """The gold and a parsed output in one shape (see the module), or None when either
     is not a list of calls (then the diff shows them as they are)."""
     if not _calls(gold) or not _calls(predicted):
@@ -105,4 +98,4 @@ def read_chains(gold: Any, predicted: Any, apis: Any = None, api_ids: Any = None
     if dropped:
         notes.append(f"not shown, the scorer never reads them: {', '.join(sorted(dropped))}")
     left_note = "api_id from the API list, as the scorer matches calls" if ids is not None else None
-    return ChainPair(left, right, left_note, "; ".join(notes))
+    return ListPair(left, right, left_note, "; ".join(notes))

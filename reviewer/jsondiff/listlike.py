@@ -86,7 +86,8 @@ def read_as_list(text: str) -> ListReading | None:
 
 @dataclass(frozen=True)
 class ListPair:
-    """What the diff view compares, and the note for each side that was read as a list."""
+    """What the diff view compares, and a note for each side that was read in another shape
+    than stored (a list, here; a call chain as its scorer reads it, reviewer.jsondiff.callshape)."""
 
     left: Any
     right: Any
