@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from pathlib import Path
 
@@ -78,6 +79,12 @@ def _catalog(args):
 
 
 def cmd_list(args) -> int:
+    if args.items or args.text:
+        if args.dataset is None:
+            print("reviewer list: error: --items and --text list the items of one dataset: name it "
+                  "(reviewer list DATASET --items)", file=sys.stderr)
+            return EXIT_USAGE
+        return _list_items(args)
     store = _catalog(args)
     if args.dataset is None:
         datasets = store.datasets()
@@ -95,6 +102,38 @@ def cmd_list(args) -> int:
                      ["run", "model", "setup", "outputs", "errors"]))
     else:
         print("no runs yet; add one with: reviewer import run DATASET PATH")
+    print(f"its items: reviewer list {shlex.quote(ds.name)} --items")
+    return EXIT_OK
+
+
+QUESTION_WIDTH = 60  # characters of each item's question in ``list --items``
+
+
+def _list_items(args) -> int:
+    """The items of one dataset in dataset order (``--text``: those whose id or question holds
+    it), with the record id ``reviewer show`` takes; ``--limit`` rows, 0 for all."""
+    from reviewer.store.queries import ItemQuery
+
+    store = _store(args)
+    ds = store.dataset(args.dataset)
+    query = ItemQuery(dataset_id=ds.id, text=args.text or "")
+    total = store.count_items(query)
+    rows = store.item_page(query, 0, args.limit if args.limit > 0 else total)
+    if not rows:
+        print(f"no items of {ds.name} hold {args.text!r}" if args.text else f"{ds.name} holds no items")
+        return EXIT_OK
+    table = []
+    for r in rows:
+        question = " ".join((r.question or "").split())
+        if len(question) > QUESTION_WIDTH:
+            question = question[: QUESTION_WIDTH - 1] + "…"
+        table.append([terminal_safe(r.record_id), r.category or "", r.difficulty or "",
+                      "" if r.depth is None else r.depth, "edited" if r.edited else "", terminal_safe(question)])
+    headers = ["item", "category", "difficulty", "depth", "gold", "question"]
+    keep = [i for i, h in enumerate(headers) if h in ("item", "question") or any(row[i] != "" for row in table)]
+    print(_table([[row[i] for i in keep] for row in table], [headers[i] for i in keep]))
+    if len(rows) < total:
+        print(f"{len(rows)} of {total} items shown; --limit 0 shows all")
     return EXIT_OK
 
 
@@ -501,8 +540,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--actor", default="import", help="who is importing, for the audit log")
     r.set_defaults(func=cmd_import_run)
 
-    p = sub.add_parser("list", parents=[common], help="list datasets, or the runs of one dataset")
+    p = sub.add_parser("list", parents=[common], help="list datasets, or the runs (or items) of one dataset")
     p.add_argument("dataset", nargs="?", help="a dataset name or id")
+    p.add_argument("--items", action="store_true", help="list the dataset's items (their ids are what show takes)")
+    p.add_argument("--text", help="only items whose id or question holds this text (implies --items)")
+    p.add_argument("--limit", type=int, default=50, help="items to show (0: all)")
     p.set_defaults(func=cmd_list)
 
     p = sub.add_parser("show", parents=[common], help="show one item with its gold and outputs")

@@ -124,3 +124,30 @@ def test_user_errors_exit_1_with_a_clear_message(tmp_path, args, message):
 
 def test_usage_error_exits_2(tmp_path):
     assert reviewer("frobnicate").returncode == 2
+
+
+def test_list_items_gives_the_ids_show_takes(tmp_path):
+    """A user who imported a dataset finds its item ids from the command line (before, `list`
+    gave only runs, and `show` needs an id): --items lists them in dataset order, --text
+    narrows, --limit says how many were left out, empty columns are left out."""
+    db = tmp_path / "cli.sqlite3"
+    assert reviewer("import", "dataset", str(DATA_DIR / "nestools" / "test_data.jsonl"), "--name", "chains",
+                    db=db).returncode == 0
+    hint = reviewer("list", "chains", db=db)
+    assert "its items: reviewer list chains --items" in hint.stdout
+    listed = reviewer("list", "chains", "--items", "--limit", "2", db=db)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert lines[0].split() == ["item", "depth", "question"]  # NesTools has no category or difficulty
+    ids = [line.split()[0] for line in lines[2:4]]
+    assert lines[4] == "2 of 6 items shown; --limit 0 shows all"
+    shown = reviewer("show", "chains", ids[1], db=db)
+    assert shown.returncode == 0 and ids[1] in shown.stdout
+    everything = reviewer("list", "chains", "--items", "--limit", "0", db=db).stdout.splitlines()
+    assert len(everything) == 2 + 6 and "shown" not in everything[-1]
+    found = reviewer("list", "chains", "--text", ids[1], db=db)
+    assert [line.split()[0] for line in found.stdout.splitlines()[2:]][0] == ids[1]
+    none = reviewer("list", "chains", "--text", "no item says this", db=db)
+    assert none.returncode == 0 and none.stdout.strip() == "no items of chains hold 'no item says this'"
+    usage = reviewer("list", "--items", db=db)
+    assert usage.returncode == 2 and "name it" in usage.stderr and "Traceback" not in usage.stderr
