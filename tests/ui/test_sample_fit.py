@@ -83,3 +83,48 @@ def test_every_sample_shows_its_score_column_whole(qtbot, samples_store, setting
         assert cut == {}, cut
     finally:
         w.runner.shutdown(5000)
+
+
+def _params_overflow(pane) -> str | None:
+    """Why the Parameters tab cannot be read whole, or None: laid out with breaks at word
+    boundaries only, its text must fit the pane's width (a value broken inside a word, such as
+    'America/New_Yor' + 'k', or a column clipped at the pane's edge, needs more)."""
+    width = pane.viewport().width()
+    doc = pane.document().clone()
+    option = QTextOption(doc.defaultTextOption())
+    option.setWrapMode(QTextOption.WrapMode.WordWrap)
+    doc.setDefaultTextOption(option)
+    doc.setTextWidth(width)
+    if doc.idealWidth() > width + 1:
+        return f"needs {doc.idealWidth():.0f} px to keep its values whole, has {width} px"
+    if pane.horizontalScrollBar().maximum() > 0:
+        return "scrolls sideways"
+    return None
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_bfcl_parameters_keep_their_values_whole(qtbot, samples_store, settings, size):
+    w = shown_main_window(qtbot, samples_store, settings, size=size)
+    try:
+        _open(qtbot, w, next(d for d in samples_store.datasets() if d.kind == "function_call"))
+        layout = w.item_view.current_layout()
+        layout.tabs.setCurrentWidget(layout.params)
+        cut = {}
+        for row in range(w.model.rowCount()):
+            w.select_row(row)
+            qtbot.waitUntil(lambda: w.item_view.bundle.detail.record_id == w.model.data(w.model.index(row, 0)),
+                            timeout=5000)
+            for run in range(1, w.run_box.count()):
+                w.run_box.setCurrentIndex(run)
+                where = f"{w.item_view.bundle.detail.record_id} / {w.run_box.currentText().split()[0]}"
+                try:
+                    qtbot.waitUntil(lambda: _params_overflow(layout.params) is None, timeout=1000)
+                except qtbot.TimeoutError:
+                    cut[where] = _params_overflow(layout.params)
+                    _shot(w, f"bfcl-params-{where.replace(' / ', '-')}-{size[0]}x{size[1]}")
+        w.select_row(next(r for r in range(w.model.rowCount()) if w.model.data(w.model.index(r, 0)) == "simple_2"))
+        qtbot.waitUntil(lambda: w.item_view.bundle.detail.record_id == "simple_2", timeout=5000)
+        _shot(w, f"bfcl-params-simple_2-{size[0]}x{size[1]}")
+        assert cut == {}, cut
+    finally:
+        w.runner.shutdown(5000)
