@@ -128,3 +128,33 @@ def test_bfcl_parameters_keep_their_values_whole(qtbot, samples_store, settings,
         assert cut == {}, cut
     finally:
         w.runner.shutdown(5000)
+
+
+def _tags_in_view(panel) -> int:
+    """How many px of the Error tags tree the Annotate tab shows without scrolling the panel."""
+    tags = panel.tags
+    area = panel.parentWidget().parentWidget()  # the Annotate tab's scroll area (viewport, then area)
+    area.verticalScrollBar().setValue(0)  # as the item opens
+    box = QRect(tags.mapTo(area.viewport(), QPoint(0, 0)), tags.size())
+    return box.intersected(area.viewport().rect()).height()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_nestools_item_shows_its_error_tags(qtbot, samples_store, settings, size):
+    w = shown_main_window(qtbot, samples_store, settings, size=size)
+    try:
+        _open(qtbot, w, next(d for d in samples_store.datasets() if d.kind == "call_chain"))
+        panel = w.review.annotation
+        qtbot.waitUntil(lambda: panel.detail is not None and not panel.loading and panel.tags.isEnabled()
+                        and w.review.session.signed_in, timeout=10000)
+        rows = 4  # a taxonomy's title and three of its tags at least
+        need = rows * panel.tags.sizeHintForRow(0)
+        try:
+            qtbot.waitUntil(lambda: _tags_in_view(panel) >= need, timeout=3000)
+        finally:
+            _shot(w, f"nestools-tags-{size[0]}x{size[1]}")
+            w.review_dock.grab().save(os.path.join(SHOTS, f"nestools-tags-dock-{size[0]}x{size[1]}.png"))
+        assert _tags_in_view(panel) >= need
+    finally:
+        qtbot.waitUntil(lambda: w.runner.active == 0, timeout=10000)
+        w.runner.shutdown(5000)
