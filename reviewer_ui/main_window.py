@@ -552,6 +552,10 @@ class MainWindow(QMainWindow):
         least its 50 px); ID: its text, at most a third of the table (elided in the middle beyond
         that) and never pushing the Score out of view."""
         viewport = self.table.viewport().width()
+        # Narrowed for the diff, the list keeps ID and Review only (reviewer_ui/views/narrow_list):
+        # the Score then need not be in view.
+        narrowed = getattr(self, "narrow_list", None) is not None and self.narrow_list.narrowed
+        self.table.setProperty("wholeColumns", [COL["Review"]] + ([] if narrowed else [COL["Score"]]))
         review = self._review_width = max(self._review_width, self.table.sizeHintForColumn(COL["Review"]),
                                           self.table.horizontalHeader().sectionSizeHint(COL["Review"]))
         self.table.setColumnWidth(COL["Review"], review)
