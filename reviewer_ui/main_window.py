@@ -141,11 +141,14 @@ class MainWindow(QMainWindow):
         for name, width in (("ID", 110), ("Kind", 90), ("Category", 100), ("Difficulty", 70), ("Depth", 54),
                             ("Score", 50), ("Review", 120), ("Gold", 50), ("Domain", 110)):
             self.table.setColumnWidth(COL[name], width)
-        # The browser is a narrow column: the ID and the review state come first, and the
-        # Review column takes the width its shown labels need ("not annotated" reads whole);
-        # the ID may elide in the middle. tools/fitcheck checks both (properties below).
+        # The browser is a narrow column: the ID, the review state and the selected run's score
+        # come first, and the Review column takes the width its shown labels need ("not annotated"
+        # reads whole); the ID may elide in the middle. The Score sits beside them, not after the
+        # dataset's facet columns: behind Category, Difficulty and Depth (extraction) it was out of
+        # view at 1366x768, behind a long tool-QA id half cut. tools/fitcheck checks all three.
         hh.moveSection(hh.visualIndex(COL["Review"]), 1)
-        self.table.setProperty("wholeColumns", [COL["Review"]])
+        hh.moveSection(hh.visualIndex(COL["Score"]), 2)
+        self.table.setProperty("wholeColumns", [COL["Review"], COL["Score"]])
         self.table.setProperty("elidedColumns", [COL["ID"]])
         self._fit_columns_timer = QTimer(self, singleShot=True, interval=0)
         self._fit_columns_timer.timeout.connect(self._fit_columns)
@@ -543,15 +546,24 @@ class MainWindow(QMainWindow):
         return COL["Review"]
 
     def _fit_columns(self) -> None:
-        """Review column: as wide as its labels in the shown rows need; ID: its text, at most
-        a third of the table (elided in the middle beyond that)."""
+        """Review column: as wide as its labels in the shown rows need; Score: its values (at
+        least its 50 px); ID: its text, at most a third of the table (elided in the middle beyond
+        that) and never pushing the Score out of view."""
         viewport = self.table.viewport().width()
+        # Narrowed for the diff, the list keeps ID and Review only (reviewer_ui/views/narrow_list):
+        # the Score then need not be in view.
+        narrowed = getattr(self, "narrow_list", None) is not None and self.narrow_list.narrowed
+        self.table.setProperty("wholeColumns", [COL["Review"]] + ([] if narrowed else [COL["Score"]]))
         review = self._review_width = max(self._review_width, self.table.sizeHintForColumn(COL["Review"]),
                                           self.table.horizontalHeader().sectionSizeHint(COL["Review"]))
         self.table.setColumnWidth(COL["Review"], review)
+        score = 0
+        if not self.table.isColumnHidden(COL["Score"]):
+            score = max(50, self.table.sizeHintForColumn(COL["Score"]))
+            self.table.setColumnWidth(COL["Score"], score)
         ident = self.table.sizeHintForColumn(COL["ID"])
         if ident > 0:
-            self.table.setColumnWidth(COL["ID"], max(60, min(ident, viewport // 3, viewport - review)))
+            self.table.setColumnWidth(COL["ID"], max(60, min(ident, viewport // 3, viewport - review - score)))
 
     def _on_count(self, n: int) -> None:
         ds = self.current_dataset()

@@ -23,8 +23,8 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from shiboken6 import isValid
 from PySide6.QtGui import QBrush, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
-    QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem,
-    QTextEdit, QVBoxLayout, QWidget,
+    QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QScrollArea, QSplitter, QTableWidget,
+    QTableWidgetItem, QTextEdit, QVBoxLayout, QWidget,
 )
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -94,6 +94,19 @@ def _fix_summary(ann: AnnotationView) -> str:
     return f"{len(ann.patch or [])} edit(s): " + ", ".join(p or "(whole value)" for p in paths)
 
 
+def cap_splitter(splitter) -> None:
+    """A splitter of capped panes is no taller than they are: its own splitter otherwise gives it
+    height that none of its panes may take (an empty band under the gold panes)."""
+    if not isinstance(splitter, QSplitter):
+        return
+    heights = [splitter.widget(i).maximumHeight() for i in range(splitter.count())]
+    if splitter.orientation() == Qt.Orientation.Vertical:
+        need = sum(heights) + splitter.handleWidth() * (len(heights) - 1)
+    else:
+        need = max(heights, default=16777215)
+    splitter.setMaximumHeight(min(need, 16777215))
+
+
 class GoldPane(QWidget):
     """A titled, read-only JSON text with the list of its changes under it."""
 
@@ -117,14 +130,27 @@ class GoldPane(QWidget):
         layout.addStretch(0)  # with the text hidden, the notes stay under the title (no gap between)
 
     def _cap_height(self) -> None:
-        """Without its text box the pane is as tall as its title and notes, no taller: a splitter
-        otherwise shares out its height evenly and an empty pane stood ~150 px tall."""
+        """The pane is as tall as its title, its text's lines (at least PANE_LINES) and its notes,
+        no taller: a splitter otherwise shares out its height evenly, and an empty pane stood
+        ~150 px tall, the one-line original gold 175 px while the final gold's editor showed one
+        line. The height a pane does not need goes to the panes beside it and to the decision."""
         layout = self.layout()
         if self.text.isHidden():
             need = layout.heightForWidth(self.width()) if layout.hasHeightForWidth() else -1
             self.setMaximumHeight(max(need, layout.minimumSize().height(), layout.sizeHint().height()))
-        else:
-            self.setMaximumHeight(16777215)  # QWIDGETSIZE_MAX
+            cap_splitter(self.parentWidget())
+            return
+        text = self.text
+        lines = max(PANE_LINES, text.blockCount())
+        text.setMaximumHeight(lines * text.fontMetrics().lineSpacing() + 2 * text.frameWidth() + 8
+                              + text.horizontalScrollBar().sizeHint().height())  # NoWrap: a long line scrolls
+        width = self.width()
+        parts = [text.maximumHeight()] + [
+            label.heightForWidth(width) if label.heightForWidth(width) > 0 else label.sizeHint().height()
+            for label in (self.title, self.notes) if label.text()]
+        margins = layout.contentsMargins()
+        self.setMaximumHeight(sum(parts) + layout.spacing() * (len(parts) - 1) + margins.top() + margins.bottom())
+        cap_splitter(self.parentWidget())
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -283,6 +309,14 @@ class AdjudicationPanel(QWidget):
         body.addWidget(self.reasons)
         body.addWidget(top, 1)
 
+        # The body scrolls under the heading, not with it: scrolled down to the decision in the
+        # dock, "Larger window" (which the short dock is what needs) scrolled out of reach.
+        self.body_area = QScrollArea()
+        self.body_area.setWidgetResizable(True)
+        self.body_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.body_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # WrapGrid wraps
+        self.body_area.setWidget(self.body)
+
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         head = QHBoxLayout()
@@ -291,8 +325,14 @@ class AdjudicationPanel(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.access)
         layout.addWidget(self.banner)
-        layout.addWidget(self.body, 1)
+        layout.addWidget(self.body_area, 1)
         layout.addWidget(self.status)
+
+    def _show_body(self, on: bool) -> None:
+        """The comparison and decision, with the area that scrolls them (hidden together, so the
+        access message is not followed by an empty scroll area's room)."""
+        self.body_area.setVisible(on)
+        self.body.setVisible(on)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
@@ -300,10 +340,11 @@ class AdjudicationPanel(QWidget):
         orientation = Qt.Orientation.Horizontal if wide else Qt.Orientation.Vertical
         if self.three_way.orientation() != orientation:
             self.three_way.setOrientation(orientation)
+            cap_splitter(self.three_way)  # stacked, the panes' heights add up; side by side, the tallest
 
     def _set_access(self) -> bool:
         allowed = self.session.is_adjudicator
-        self.body.setVisible(allowed and self.detail is not None)
+        self._show_body(allowed and self.detail is not None)
         if not self.session.signed_in:  # the role is not known (yet): nothing adjudicator-only shows
             self.access.setText(html.escape(self.session.waiting_text()))
         elif not allowed:
@@ -339,7 +380,7 @@ class AdjudicationPanel(QWidget):
         self._loading = item_id
         self.a = self.b = None
         self.snapshot = None
-        self.body.setVisible(False)
+        self._show_body(False)
         self.title.setText(f"Adjudication · {self.detail.record_id}")
         self.access.setText("Loading the item's annotations…")
         self.access.show()
@@ -375,12 +416,12 @@ class AdjudicationPanel(QWidget):
         self.expected_version = adj.version if adj else None
         if len(anns) < 2:
             self.a = self.b = None
-            self.body.setVisible(False)
+            self._show_body(False)
             self.access.setText(f"{html.escape(d.record_id)} has {len(anns)} annotation(s) with a verdict; "
                                 "adjudication needs two.")
             self.access.show()
             return
-        self.body.setVisible(True)
+        self._show_body(True)
         self.a, self.b = anns[0], anns[1]
         self._show_comparison(d.kind)
         self._show_three_way(d.gold)

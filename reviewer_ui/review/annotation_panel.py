@@ -154,9 +154,13 @@ class AnnotationPanel(QWidget):
         self.fix_button = QPushButton("Edit fix…  (E)")
         self.fix_button.setAutoDefault(False)
         self.fix_button.clicked.connect(self.open_fix_editor)
-        fix_row = QHBoxLayout()
-        fix_row.addWidget(self.fix_summary, 1)
-        fix_row.addWidget(self.fix_button)
+        # "Edit fix…" sits on the verdict row, and the fix's summary shows only with a Fix verdict:
+        # a row of its own for them pushed the Error tags out of the Annotate tab at 1366x768
+        # (one line of a NesTools item's tags was in view).
+        verdict_row = QHBoxLayout()
+        verdict_row.addWidget(self.verdict, 1)
+        verdict_row.addWidget(self.fix_button)
+        self.fix_summary.hide()
 
         self.tags = QTreeWidget()
         self.tags.setHeaderHidden(True)
@@ -183,9 +187,9 @@ class AnnotationPanel(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.stage_label)
         layout.addWidget(self.banner)
-        layout.addWidget(self.verdict)
+        layout.addLayout(verdict_row)
+        layout.addWidget(self.fix_summary)
         layout.addWidget(self.pass_note)
-        layout.addLayout(fix_row)
         layout.addWidget(self.checks_box)
         layout.addLayout(rubric)
         tags_title = QLabel("Error tags")
@@ -428,6 +432,7 @@ class AnnotationPanel(QWidget):
             self.fix_summary.setText("Fix: no corrected gold yet: edit it (E)")
         else:
             self.fix_summary.setText("")
+        self.fix_summary.setVisible(bool(self.fix_summary.text()))
         self._show_problems(problems(d, self.detail.kind, ops))
 
     def _pass_blockers(self, d: Draft) -> str:

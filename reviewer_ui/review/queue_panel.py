@@ -162,8 +162,15 @@ class QueuePanel(QWidget):
         self.dataset_label.setText(
             f"Dataset: {p.annotated_twice} reviewed twice · {p.disagreements} disputed, waiting for you\n"
             f"{p.settled} settled ({p.auto_resolved} unanimous, {p.settled - p.auto_resolved} adjudicated)"
-            if adjudicator else "Each item you review shows its status: waiting for a second review, "
-                                "with the adjudicator, or settled.")
+            if adjudicator else "")
+        # An annotator's note on the statuses is a tooltip: its three reserved lines went to the
+        # annotation panel above, whose Error tags were out of view at 1366x768.
+        self.dataset_label.setVisible(adjudicator)
+        hint = "" if adjudicator else ("Each item you review shows its status: waiting for a second review, "
+                                       "with the adjudicator, or settled.")
+        self.mine_label.setToolTip(hint)
+        self.mine_bar.setToolTip(hint)
+        self._show_queue(adjudicator)  # the panel's height follows what it shows
 
     def _activated(self, item: QListWidgetItem) -> None:
         item_id = item.data(Qt.ItemDataRole.UserRole)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QSplitter, QTabWidget, QWidget
 
 from reviewer.kinds import ItemKind
 from reviewer.scoring.bfcl_compare import compare_output, gold_for_diff
+from reviewer_ui import theme
 from reviewer_ui.itemprep import ItemBundle
 from reviewer_ui.views.kinds.base import KindLayout
 from reviewer_ui.views.panes import TextPane, section
@@ -42,22 +43,28 @@ _NOWRAP = " style='white-space:nowrap'"
 
 
 def params_html(comparison) -> str:
-    """The per-parameter comparison as an HTML table."""
+    """The per-parameter comparison as an HTML table of two columns: each parameter's name and
+    verdict on a shaded row, then its output and the allowed values ("any of") under it, each
+    value across the pane's width. (Four columns side by side left each value ~60 px at
+    1366x768: 'America/New_York' broke into 'America / New_Yor / k' and "any of" was clipped
+    at the pane's edge.)"""
     esc = lambda v: html.escape(repr(v))  # noqa: E731
+    shade = theme.colors()["filler"].name()  # neutral: a group heading, not a difference
     parts = []
     if comparison.problem:
         parts.append(f"<p><b>The output could not be read as calls:</b> {html.escape(comparison.problem)}</p>")
     for call in comparison.calls:
         given = html.escape(call.output_function) if call.output_function else "<i>no call of this function</i>"
         parts.append(f"<p><b>{html.escape(call.function)}</b> — output: {given}</p>")
-        rows = "".join(
-            f"<tr><td{_NOWRAP}>{html.escape(p.name)}</td><td{_NOWRAP}>{_STATUS.get(p.status, p.status)}</td>"
-            f"<td>{esc(p.value) if p.status not in ('missing', 'optional_absent') else '—'}</td>"
-            f"<td>{', '.join(esc(a) for a in p.allowed if a != '')}{' (or absent)' if '' in p.allowed else ''}</td></tr>"
-            for p in call.params
-        )
-        head = "".join(f"<th{_NOWRAP}>{h}</th>" for h in ("parameter", "verdict", "output", "any of"))
-        parts.append(f"<table border='1' cellspacing='0' cellpadding='3'><tr>{head}</tr>{rows}</table>")
+        rows = []
+        for p in call.params:
+            output = esc(p.value) if p.status not in ("missing", "optional_absent") else "—"
+            allowed = ", ".join(esc(a) for a in p.allowed if a != "") + (" (or absent)" if "" in p.allowed else "")
+            rows.append(f"<tr style='background-color:{shade}'><td{_NOWRAP}><b>{html.escape(p.name)}</b></td>"
+                        f"<td{_NOWRAP}>{_STATUS.get(p.status, p.status)}</td></tr>"
+                        f"<tr><td{_NOWRAP}>output</td><td>{output}</td></tr>"
+                        f"<tr><td{_NOWRAP}>any of</td><td>{allowed or '—'}</td></tr>")
+        parts.append("<table border='1' cellspacing='0' cellpadding='3' width='100%'>" + "".join(rows) + "</table>")
         parts.extend(f"<p><b>{html.escape(p.name)}</b>: {html.escape(p.reason)}</p>" for p in call.params if p.reason)
     for extra in comparison.extra_calls:
         parts.append(f"<p>✗ extra call: {html.escape(repr(extra))}</p>")

@@ -1,7 +1,8 @@
 """The Adjudicate tab fits the Review dock at 1366x768 and 1920x1080: on a real disputed item
 (alice passed, bob rejected) nothing in it is cut (tools/fitcheck finds no problem), it needs no
 sideways scrolling, every "Final gold:" button and "Larger window" lie whole inside the page's
-viewport. Screenshots of each size are saved to /tmp/adj_shots/ (or $ADJ_SHOTS)."""
+viewport, and "Larger window" stays in view while the view scrolls; the original gold is no
+taller than its text. Screenshots of each size are saved to /tmp/adj_shots/ (or $ADJ_SHOTS)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,37 @@ def _in_viewport(widget, area) -> bool:
     viewport = area.viewport()
     box = QRect(widget.mapTo(viewport, QPoint(0, 0)), widget.size())
     return widget.isVisible() and viewport.rect().contains(box)
+
+
+def _scroller_of(widget, top):
+    """The nearest scroll area between ``widget`` and ``top`` (or the workspace page above it)."""
+    from PySide6.QtWidgets import QScrollArea
+
+    w = widget.parentWidget()
+    while w is not None and not isinstance(w, QScrollArea):
+        w = w.parentWidget()
+    return w
+
+
+def _not_scrolled_away(widget, top) -> bool:
+    """Whether no scroll area between ``widget`` and ``top`` hides any of it."""
+    from PySide6.QtWidgets import QAbstractScrollArea
+
+    w = widget.parentWidget()
+    while w is not None and w is not top:
+        if isinstance(w, QAbstractScrollArea) and not _in_viewport(widget, w):
+            return False
+        w = w.parentWidget()
+    return True
+
+
+def _content_height(text) -> int:
+    """What a read-only gold text box needs to show its lines, at least PANE_LINES of them."""
+    from reviewer_ui.review.adjudication_view import PANE_LINES
+
+    lines = max(PANE_LINES, text.blockCount())
+    return (lines * text.fontMetrics().lineSpacing() + 2 * text.frameWidth() + 8
+            + text.horizontalScrollBar().sizeHint().height())
 
 
 def _disputed_window(qtbot, store, tmp_path, size, who=("alice", "bob")):
@@ -85,13 +117,23 @@ def test_the_adjudicate_tab_fits_the_dock_on_a_disputed_item(qtbot, demo_store, 
             assert window.review_dock.width() <= MAX_DOCK, f"the Review dock grew to {window.review_dock.width()} px"
         assert page.horizontalScrollBar().maximum() == 0, "the Adjudicate tab scrolls sideways"
         assert _in_viewport(view.enlarge_button, page), "'Larger window' is not in view as the item opens"
-        # The page may scroll down to the decision (never sideways): scrolled to, each button is whole.
-        page.ensureWidgetVisible(view.picks)
-        qtbot.waitUntil(lambda: _in_viewport(view.picks, page), timeout=3000)
-        cut = [b.text() for b in picks if not _in_viewport(b, page)]
+        # The original gold ("7", one line) is as tall as its content (at least PANE_LINES lines),
+        # no taller: the spare height goes to the panes that need it (the final gold's editor).
+        original = view.panes["original"].text
+        assert original.height() <= _content_height(original) + 2, \
+            f"the original gold ({original.blockCount()} line) takes {original.height()} px"
+        # The view may scroll down to the decision (never sideways): scrolled to, each button is
+        # whole, and "Larger window" stays in view above what scrolls.
+        area = _scroller_of(view.picks, view)
+        area.ensureWidgetVisible(view.picks)
+        qtbot.waitUntil(lambda: _in_viewport(view.picks, area), timeout=3000)
+        cut = [b.text() for b in picks if not _in_viewport(b, area)]
         assert cut == [], f"final-gold buttons not wholly in view: {cut}"
         window.review_dock.grab().save(os.path.join(SHOTS, f"adjudicate-{size[0]}x{size[1]}-dock-decide.png"))
-        assert page.horizontalScrollBar().value() == 0
+        assert area.horizontalScrollBar().value() == 0
+        area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())  # scrolled to the bottom
+        assert _in_viewport(view.enlarge_button, page) and _not_scrolled_away(view.enlarge_button, view), \
+            "'Larger window' scrolled out of view with the decision"
         assert {view.a.annotator, view.b.annotator} == {"alice", "bob"}
     finally:
         _idle(qtbot, window)

@@ -115,7 +115,9 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         qtbot.waitUntil(lambda: alice.review.annotation.detail.id != q0, timeout=10000)  # advanced
         assert carol_core.stage(q0) == Stage.ONE_REVIEW
         _show_row(qtbot, alice, 0)
-        assert "waiting for a second review" in _visible_text(alice.review)
+        # The item's status line says so once its review is read (on the runner). (The queue panel's
+        # note on the statuses, which said "waiting for a second review" too, is now a tooltip.)
+        qtbot.waitUntil(lambda: "waiting for a second review" in _visible_text(alice.review), timeout=10000)
         qtbot.waitUntil(lambda: alice.item_view.bundle is not None and alice.item_view.bundle.blind, timeout=10000)
         blind_check(alice, "alice")
         dock_fits(alice)
@@ -128,6 +130,7 @@ def test_three_people_follow_the_blind_protocol_in_the_app(qtbot, team, tmp_path
         _key(qtbot, bob, Qt.Key.Key_R)
         qtbot.waitUntil(lambda: bob.review.annotation.detail.id != q0, timeout=10000)
         _show_row(qtbot, bob, 0)
+        qtbot.waitUntil(lambda: "with the adjudicator" in bob.review.annotation.stage_label.text(), timeout=10000)
         seen = _visible_text(bob.review)
         assert "with the adjudicator" in seen and team.logins["alice"] not in seen
         qtbot.waitUntil(lambda: bob.item_view.bundle is not None and bob.item_view.bundle.blind, timeout=10000)
