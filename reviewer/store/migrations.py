@@ -218,6 +218,22 @@ def score_keys(conn: Connection) -> None:
     next(i for i in models.Score.__table__.indexes if i.name == "ix_score_sort").create(conn)
 
 
+# --- Step: no single-column category, difficulty and depth indexes (issue 14) -------------
+# Every item query is within one dataset, and the sort indexes (dataset_id, column,
+# position) of step 3 serve those filters as well; the three single-column indexes only
+# cost each imported item three more index entries: a NesTools-like import of 100k items
+# went 21,188-21,972 -> 23,832-24,148 items/s on SQLite and 16,989-19,412 -> 17,656-21,632
+# on PostgreSQL without them (alternating, bench/import_bench.py). ix_item_gold_edited
+# stays: few items are edited, and "edited" has no sort index to find them by.
+DROPPED_ITEM_INDEXES = ("ix_item_category", "ix_item_difficulty", "ix_item_depth")
+
+
+def _drop_single_column_indexes(conn: Connection) -> None:
+    prep = conn.dialect.identifier_preparer
+    for name in DROPPED_ITEM_INDEXES:
+        conn.exec_driver_sql(f"DROP INDEX IF EXISTS {prep.quote(name)}")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline: datasets, items, runs, outputs, scores, annotations, adjudications, audit", _baseline),
     Migration(2, "review protocol: item_review stage, annotation first submission, assignment", _review_protocol),
@@ -227,6 +243,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(6, "position and record id indexes carry the item id on PostgreSQL (first screen)", browse_indexes),
     Migration(7, "score sort index: (mode, value, output_id) for the item table's score sort", _score_sort_index),
     Migration(8, "score carries its output's run and item (kept by triggers); score sort index by run", score_keys),
+    Migration(9, "no single-column category, difficulty and depth indexes on item (import speed)",
+              _drop_single_column_indexes),
 )
 
 _meta = MetaData()

@@ -71,9 +71,9 @@ class Item(SQLModel, table=True):
     payload: dict | None = _json()
     context_hash: str | None = Field(default=None, foreign_key="blob.hash")
     schema_hash: str | None = Field(default=None, foreign_key="blob.hash")
-    category: str | None = Field(default=None, index=True)
-    difficulty: str | None = Field(default=None, index=True)
-    depth: int | None = Field(default=None, index=True)
+    category: str | None = None
+    difficulty: str | None = None
+    depth: int | None = None
     domain: str | None = None
     source_file: str | None = None
     source_line: int | None = None

@@ -137,3 +137,30 @@ def test_a_version_1_database_gets_the_sort_indexes_and_sorts_the_same(db_url):
         pos = dict(conn.execute(text("SELECT id, position FROM item")).all())
     assert [pos[i] for i in with_indexes[0]] == by_position
     store.close()
+
+
+def test_a_version_8_database_loses_the_single_column_indexes_and_filters_the_same(db_url):
+    """Step 9 (issue 14): the category, difficulty and depth indexes of older databases go, the
+    items a filter finds do not change, and a new database never had them; gold_edited's stays."""
+    from reviewer.store.browse import ordered_ids
+    from reviewer.store.migrations import DROPPED_ITEM_INDEXES
+    from reviewer.store.queries import ItemQuery
+
+    store = Store(db_url)
+    import_dataset(store.engine, R.dataset([R.item(i) for i in range(12)]), silent())
+    ds = store.datasets()[0].id
+    with store.engine.connect() as conn:
+        before = {i["name"] for i in inspect(conn).get_indexes("item")}
+    assert not before & set(DROPPED_ITEM_INDEXES) and "ix_item_gold_edited" in before
+    queries = [ItemQuery(ds, depths=[1]), ItemQuery(ds, categories=["FILTERING"]), ItemQuery(ds, edited=False)]
+    found = [list(ordered_ids(store, q)) for q in queries]
+    assert all(found[:2]) and len(found[2]) == 12, "the filters must find something for the check to mean anything"
+    with store.engine.begin() as conn:  # as a version 8 database has them
+        for name, column in zip(DROPPED_ITEM_INDEXES, ("category", "difficulty", "depth"), strict=True):
+            conn.execute(text(f"CREATE INDEX {name} ON item ({column})"))
+        conn.execute(text("UPDATE reviewer_schema SET version = 8"))
+    assert upgrade(store.engine) == LATEST
+    with store.engine.connect() as conn:
+        assert {i["name"] for i in inspect(conn).get_indexes("item")} == before
+    assert [list(ordered_ids(store, q)) for q in queries] == found
+    store.close()
