@@ -155,9 +155,9 @@ def test_version_7_database_gets_the_keys_filled_and_kept_by_the_upgrade(store):
         conn.execute(text("insert into score (output_id, scorer, mode, skipped, created_at) "
                           "values (:o, 'other', 'faithful', false, '2024-01-01')"), {"o": outputs[("b", "q2")]})
     before = {run: _old_stored_results(store, run) for run in runs.values()}
-    assert upgrade(store.engine, MIGRATIONS) == MIGRATIONS[-1].version == 8
+    assert upgrade(store.engine, MIGRATIONS) == MIGRATIONS[-1].version >= 8
     with store.engine.connect() as conn:
-        assert conn.execute(select(schema_table.c.version)).scalar() == 8
+        assert conn.execute(select(schema_table.c.version)).scalar() == MIGRATIONS[-1].version
     assert _keys(store) == _outputs_keys(store) and None not in {k for pair in _keys(store).values() for k in pair}
     assert {run: stored_results(store, run) for run in runs.values()} == before
     _insert(store, output_id=outputs[("a", "q1")], scorer="later", item_id=items["q3"])  # the triggers are there

@@ -16,6 +16,7 @@ import pytest
 
 from reviewer.scoring.job import stored_results
 from reviewer.store import Store
+from reviewer.store.migrations import MIGRATIONS
 from tests.team.conftest import reviewer_cli
 from tests.team.test_team_reads import policies, raw, scored  # noqa: F401  (scored: a fixture)
 
@@ -113,7 +114,7 @@ def test_team_init_again_upgrades_a_team_database_made_before_score_keys(team, s
         assert done.returncode == 0, done.stderr
         assert policies(team) == before
     with psycopg.connect(url) as conn:
-        assert conn.execute("select version from reviewer_schema").fetchone()[0] == 8
+        assert conn.execute("select version from reviewer_schema").fetchone()[0] == MIGRATIONS[-1].version
         assert conn.execute("select count(*) from score s join output o on o.id = s.output_id "
                             "where (s.run_id, s.item_id) is distinct from (o.run_id, o.item_id)").fetchone()[0] == 0
     app, psql, _ = _alices_scores(team, run_id)
