@@ -47,8 +47,18 @@ def _store(args):
 
 def cmd_import_dataset(args) -> int:
     store = _store(args)
+    options = {}
+    if args.api_ids:
+        from reviewer.formats.registry import find_dataset_format
+
+        fmt = find_dataset_format(Path(args.path), args.format)
+        if fmt.name != "nestools":
+            print(f"reviewer import dataset: error: --api-ids is for NesTools datasets; {args.path} reads as "
+                  f"{fmt.label}", file=sys.stderr)
+            return EXIT_USAGE
+        options["api_ids"] = Path(args.api_ids)
     summary = store.import_dataset(args.path, format=args.format, name=args.name,
-                                   ctx=JobContext(_terminal_progress()), actor=args.actor)
+                                   ctx=JobContext(_terminal_progress()), actor=args.actor, options=options)
     print(summary.describe())
     _gold_programs_after_import(store, summary.dataset_id)
     return EXIT_OK
@@ -101,7 +111,7 @@ def cmd_list(args) -> int:
         print(_table([[r.name, r.model, r.setup, r.outputs, r.errors] for r in runs],
                      ["run", "model", "setup", "outputs", "errors"]))
     else:
-        print("no runs yet; add one with: reviewer import run DATASET PATH")
+        print(f"no runs yet; add one with: reviewer import run {shlex.quote(ds.name)} PATH")
     print(f"its items: reviewer list {shlex.quote(ds.name)} --items")
     return EXIT_OK
 
@@ -285,8 +295,10 @@ def cmd_compare(args) -> int:
         print(_nothing_to_compare(store, args, a, b))
         return EXIT_OK
     shown = rows[: args.limit] if args.limit and args.limit > 0 else rows
-    print(_table([[r["record_id"], r["category"], _fmt(r["a"]), _fmt(r["b"]), _fmt(r["difference"])] for r in shown],
-                 ["item", "category", a.name, b.name, "difference"]))
+    # Category and depth where the dataset has them (NesTools items have a depth, no category).
+    described = [key for key in ("category", "depth") if any(r[key] not in (None, "") for r in rows)]
+    print(_table([[r["record_id"], *(r[key] for key in described), _fmt(r["a"]), _fmt(r["b"]), _fmt(r["difference"])]
+                  for r in shown], ["item", *described, a.name, b.name, "difference"]))
     n_a, n_b, both = scored_overlap(store, a.id, b.id, args.mode)
     notes = []
     if len(shown) < len(rows):
@@ -530,6 +542,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("path", help="the dataset file or folder")
     d.add_argument("--format", help="dataset format (default: detected; see `reviewer formats`)")
     d.add_argument("--name", help="dataset name (default: from the file name)")
+    d.add_argument("--api-ids", metavar="PATH",
+                   help="NesTools: the test_api_ids.jsonl file, when it is not beside the data file")
     d.add_argument("--actor", default="import", help="who is importing, for the audit log")
     d.set_defaults(func=cmd_import_dataset)
     r = isub.add_parser("run", parents=[common], help="import model outputs (a prediction file) as a run")

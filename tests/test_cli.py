@@ -151,3 +151,37 @@ def test_list_items_gives_the_ids_show_takes(tmp_path):
     assert none.returncode == 0 and none.stdout.strip() == "no items of chains hold 'no item says this'"
     usage = reviewer("list", "--items", db=db)
     assert usage.returncode == 2 and "name it" in usage.stderr and "Traceback" not in usage.stderr
+
+
+def test_import_dataset_takes_the_nestools_ids_file_from_elsewhere(tmp_path):
+    """A NesTools data file copied away from its test_api_ids.jsonl: the error says how to give
+    it, --api-ids imports it, and --api-ids on another format is a usage error."""
+    db = tmp_path / "cli.sqlite3"
+    (tmp_path / "data").mkdir()
+    (tmp_path / "ids").mkdir()
+    data = tmp_path / "data" / "test_data.jsonl"
+    data.write_text((DATA_DIR / "nestools" / "test_data.jsonl").read_text())
+    ids = tmp_path / "ids" / "my_ids.jsonl"
+    ids.write_text((DATA_DIR / "nestools" / "test_api_ids.jsonl").read_text())
+    alone = reviewer("import", "dataset", str(data), db=db)
+    assert alone.returncode == 1 and "--api-ids PATH" in alone.stderr and "Traceback" not in alone.stderr
+    given = reviewer("import", "dataset", str(data), "--api-ids", str(ids), "--name", "chains", db=db)
+    assert given.returncode == 0, given.stderr
+    assert "dataset 'chains': 6 items added" in given.stdout
+    shown = json.loads(reviewer("show", "chains", "1", "--json", db=db).stdout)
+    first_ids = json.loads((DATA_DIR / "nestools" / "test_api_ids.jsonl").read_text().splitlines()[0])["api_ids"]
+    assert shown["payload"]["api_ids"] == first_ids
+    other = reviewer("import", "dataset", str(DATA_DIR / "schemagen" / "schemagen.jsonl"), "--api-ids", str(ids), db=db)
+    assert other.returncode == 2 and "--api-ids is for NesTools datasets" in other.stderr
+
+
+def test_an_empty_file_is_called_empty(tmp_path):
+    """An empty NesTools data file beside its ids file: 'holds no items', not 'the ids file has
+    more records'; an empty file of no known format: 'is empty', not 'cannot tell the format'."""
+    db = tmp_path / "cli.sqlite3"
+    (tmp_path / "test_data.jsonl").write_text("")
+    (tmp_path / "test_api_ids.jsonl").write_text((DATA_DIR / "nestools" / "test_api_ids.jsonl").read_text())
+    named = reviewer("import", "dataset", str(tmp_path / "test_data.jsonl"), "--format", "nestools", db=db)
+    assert named.returncode == 1 and "test_data.jsonl: holds no items; nothing was imported" in named.stderr
+    detected = reviewer("import", "dataset", str(tmp_path / "test_data.jsonl"), db=db)
+    assert detected.returncode == 1 and "test_data.jsonl: is empty; nothing to import" in detected.stderr

@@ -77,7 +77,7 @@ def locate_files(path: Path, api_ids: Path | None = None) -> tuple[Path, Path]:
     found = next((p for p in looked if p.is_file()), None)
     if found is None:
         where = ", ".join(str(p) for p in looked)
-        raise InputError(data, None, f"companion file {IDS_FILE} not found (looked for {where}); give its path as the api ids file")
+        raise InputError(data, None, f"companion file {IDS_FILE} not found (looked for {where}); put it beside the data file or give its path (reviewer import dataset --api-ids PATH)")
     return data, found
 
 
@@ -163,6 +163,7 @@ class _Pairs:
 
     def __iter__(self) -> Iterator[tuple[int, dict, list]]:
         id_lines = iter_jsonl(self.ids)
+        records = 0
         for line, rec in iter_jsonl(self.data):
             _check_data_record(rec, self.data, line)
             pair = next(id_lines, None)
@@ -171,8 +172,11 @@ class _Pairs:
                     self.ids, None,
                     f"has fewer records than {self.data.name}: none for test_id {rec['test_id']!r} ({self.data.name} line {line})",
                 )
+            records += 1
             yield line, rec, self._ids_for(rec, line, *pair)
         extra = next(id_lines, None)
+        if extra is not None and records == 0:  # the data file is what is wrong: say so
+            raise InputError(self.data, None, "holds no items; nothing was imported")
         if extra is not None:
             raise InputError(self.ids, at(extra[0]), f"has more records than {self.data.name} (which ends before this line)")
 

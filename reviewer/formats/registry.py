@@ -77,6 +77,8 @@ def _pick(registry: dict, name: str | None, path: Path, what: str):
     found = [f for f in registry.values() if _detects(f, path)]
     if len(found) == 1:
         return found[0]
+    if not found and path.is_file() and path.stat().st_size < 4096 and not path.read_bytes().strip():
+        raise InputError(path, None, "is empty; nothing to import")
     if not found:
         known = ", ".join(sorted(registry))
         raise InputError(path, None, f"cannot tell which {what} format this is; name one with --format ({known})")

@@ -291,9 +291,11 @@ def rescore_items(store, item_ids: list[int], ctx: JobContext | None = None) -> 
 
 
 def _scored_by_item(store, run_id: int, mode: Mode) -> dict:
-    """The run's scored items (replication 0, ``mode``): item id -> row with record_id, category, value, passed."""
+    """The run's scored items (replication 0, ``mode``): item id -> row with record_id, category, depth,
+    position, value, passed."""
     stmt = (
-        select(item_t.c.id, item_t.c.record_id, item_t.c.category, score_t.c.value, score_t.c.passed)
+        select(item_t.c.id, item_t.c.record_id, item_t.c.category, item_t.c.depth, item_t.c.position,
+               score_t.c.value, score_t.c.passed)
         .join(output_t, output_t.c.item_id == item_t.c.id)
         .join(score_t, score_t.c.output_id == output_t.c.id)
         .where(output_t.c.run_id == run_id, output_t.c.replication == 0, score_t.c.mode == mode)
@@ -310,13 +312,14 @@ def scored_overlap(store, run_a: int, run_b: int, mode: Mode = "faithful") -> tu
 
 
 def compare_runs(store, run_a: int, run_b: int, mode: Mode = "faithful") -> list[dict]:
-    """Items both runs answered, with both headline scores, largest difference first."""
+    """Items both runs answered, with both headline scores, largest difference first (equal
+    differences in dataset order: record ids "2" before "10")."""
     a, b = _scored_by_item(store, run_a, mode), _scored_by_item(store, run_b, mode)
     rows = []
     for item_id in a.keys() & b.keys():
         va, vb = a[item_id].value, b[item_id].value
         diff = None if va is None or vb is None else vb - va
         rows.append({"item_id": item_id, "record_id": a[item_id].record_id, "category": a[item_id].category,
-                     "a": va, "b": vb, "difference": diff})
-    rows.sort(key=lambda r: (-(abs(r["difference"]) if r["difference"] is not None else -1), r["record_id"]))
+                     "depth": a[item_id].depth, "position": a[item_id].position, "a": va, "b": vb, "difference": diff})
+    rows.sort(key=lambda r: (-(abs(r["difference"]) if r["difference"] is not None else -1), r["position"]))
     return rows

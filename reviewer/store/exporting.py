@@ -130,11 +130,14 @@ def provenance_rows(conn, dataset_id: int, item_ids: set[int] | None = None):
 
 
 def write_atomically(path: Path, lines) -> int:
-    """Write text lines to ``path`` via a temporary file so a crash never leaves half a file."""
+    """Write text lines to ``path`` via a temporary file so a crash never leaves half a file.
+    The file gets the permissions any new file of the user's gets (0o666 less the umask), not
+    the temporary file's private 0o600: an exported release is meant to be shared."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     count = 0
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             for line in lines:
                 fh.write(line)
@@ -144,6 +147,21 @@ def write_atomically(path: Path, lines) -> int:
         os.unlink(tmp)
         raise
     return count
+
+
+def _umask() -> int:
+    """The process's umask, read without changing it where Linux says it (os.umask can only
+    be read by setting it, which another thread's new file could catch)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _check_standard(what: str, fields: dict) -> None:

@@ -80,9 +80,10 @@ def wanted(fmt_name: str, path: Path) -> bool:
 class Feed:
     """The parent's side: chunks of rows from the child, in file order."""
 
-    def __init__(self, fmt_name: str, path: Path):
+    def __init__(self, fmt_name: str, path: Path, options: dict[str, Path] | None = None):
         self.fmt_name = fmt_name
         self.path = Path(path)
+        self.options = {key: str(value) for key, value in (options or {}).items()}  # the reader's file arguments
         self.proc: subprocess.Popen | None = None
         self.errors = None
         self.received = 0
@@ -98,7 +99,7 @@ class Feed:
                 [sys.executable, "-m", "reviewer.store.import_feed"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, env=env,
             )
-            pickle.dump({"format": self.fmt_name, "path": str(self.path)}, self.proc.stdin)
+            pickle.dump({"format": self.fmt_name, "path": str(self.path), "options": self.options}, self.proc.stdin)
             self.proc.stdin.close()
         except OSError:
             self.close()
@@ -170,7 +171,8 @@ def _child() -> None:
 
     try:
         importlib.import_module(FORMATS[request["format"]])  # that reader only: start-up time
-        parsed = loaded_dataset_format(request["format"]).read(Path(request["path"]), silent())
+        options = {key: Path(value) for key, value in request.get("options", {}).items()}
+        parsed = loaded_dataset_format(request["format"]).read(Path(request["path"]), silent(), **options)
         source = parsed.dataset.source
         seen_blobs: set[str] = set()
         blobs: dict[str, str] = {}

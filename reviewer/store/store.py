@@ -124,20 +124,23 @@ class Store:
 
     def import_dataset(
         self, path: str | Path, format: str | None = None, name: str | None = None,
-        ctx: JobContext | None = None, actor: str = "import",
+        ctx: JobContext | None = None, actor: str = "import", options: dict[str, Path] | None = None,
     ) -> importing.ImportSummary:
+        """Import a dataset file or folder. ``options``: the format reader's own file arguments
+        (NesTools: ``api_ids``, its ids file when it is not beside the data)."""
         path = Path(path)
         fmt = find_dataset_format(path, format)
         ctx = ctx or silent()
-        parsed = fmt.read(path, ctx)
+        options = dict(options or {})
+        parsed = fmt.read(path, ctx, **options)
         # A big file is read in a second process while this one writes (import_feed).
-        feed = import_feed.Feed(fmt.name, path).start() if import_feed.wanted(fmt.name, path) else None
+        feed = import_feed.Feed(fmt.name, path, options).start() if import_feed.wanted(fmt.name, path) else None
         try:
             return importing.import_dataset(self.engine, parsed, ctx, name=name, actor=actor, feed=feed)
         except import_feed.Broken:
             # the reading process died before its first word or midway (nothing was written):
             # read here, as for a small file
-            return importing.import_dataset(self.engine, fmt.read(path, ctx), ctx, name=name, actor=actor)
+            return importing.import_dataset(self.engine, fmt.read(path, ctx, **options), ctx, name=name, actor=actor)
 
     def import_run(
         self, dataset: str | int, path: str | Path, format: str | None = None, name: str | None = None,

@@ -89,6 +89,9 @@ def test_two_runs_compare_largest_difference_first(samples):
     assert len(rows) == 6
     diffs = [abs(r["difference"]) for r in rows]
     assert diffs == sorted(diffs, reverse=True) and diffs[0] == 1.0
+    for first, second in zip(rows, rows[1:]):  # equal differences: in dataset order, not by id as text
+        if first["difference"] == second["difference"]:
+            assert first["position"] < second["position"]
 
 
 def test_llm_judge_asks_the_endpoint_with_figure_24_prompt(samples, tmp_path):

@@ -104,3 +104,16 @@ def test_a_reading_process_that_dies_is_replaced_by_reading_here(store, nestools
     summary = store.import_dataset(nestools_files(40), format="nestools", name="fallback")
     assert summary.added == 40 and len(feed_always) == 1
     assert _count(store, item_t) == 40
+
+
+def test_an_ids_file_given_apart_reaches_the_reading_process(store, nestools_files, feed_always):
+    """``options={"api_ids": ...}`` (``import dataset --api-ids``): the reading process reads the
+    ids from the file given, not from beside the data (where there is none)."""
+    data = nestools_files(300)
+    elsewhere = data.parent.parent / "ids-kept-elsewhere.jsonl"
+    (data.parent / "test_api_ids.jsonl").rename(elsewhere)
+    with pytest.raises(InputError, match="--api-ids"):
+        store.import_dataset(data)
+    store.import_dataset(data, name="apart", options={"api_ids": elsewhere})
+    assert feed_always and feed_always[-1].options == {"api_ids": str(elsewhere)}
+    assert _count(store, item_t) == 300

@@ -215,3 +215,22 @@ def test_filters_by_review_state_score_range_and_disagreeing_runs(store):
     scores_b = store.run_scores(b.id)
     differ = sorted(i for i in scores_a if (scores_a[i] == 1.0) != (scores_b[i] == 1.0))
     assert sorted(ids(runs_disagree=(a.id, b.id))) == differ and differ
+
+
+def test_an_exported_jsonl_file_has_the_users_usual_permissions(store, tmp_path):
+    """Written through a private temporary file, the export used to keep its 0o600: a release
+    copied to a team share could not be read by the team. It now has 0o666 less the umask."""
+    import os
+    import stat
+
+    import_dataset(store.engine, R.dataset([R.item(i) for i in range(3)]), silent())
+    out = tmp_path / "out.jsonl"
+    old = os.umask(0o022)
+    try:
+        store.export_jsonl("demo", out)
+        assert stat.S_IMODE(out.stat().st_mode) == 0o644
+        os.umask(0o027)
+        store.export_jsonl("demo", out)
+        assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    finally:
+        os.umask(old)
