@@ -145,6 +145,11 @@ def problems(draft: Draft, kind: str, patch_ops: int = 0) -> list[Problem]:
         # ("ambiguity not rated") until someone rates it; no default is invented for the rater.
         out.append(Problem("warning", "ambiguity",
                            "ambiguity not rated: the item is not released as Gold until it is (A)"))
+    if draft.verdict == "reject" and not draft.error_tags and not draft.note.strip():
+        # A warning, not an error: R stays one key. But a Reject that says nothing leaves the
+        # adjudicator comparing "reject" with nothing to weigh, and the release report without a why.
+        out.append(Problem("warning", "error_tags",
+                           "a Reject with no error tag and no note: say why (tag it, or write a note)"))
     if draft.verdict == "fix":
         if draft.fixed_gold is None:
             out.append(Problem("error", "fixed_gold", "a Fix needs the corrected gold"))

@@ -67,7 +67,13 @@ def test_protocol_rules_block_forbidden_verdicts(store, items):
     # A Pass (or Fix) without an ambiguity rating is saved (P stays one key) but warned about.
     [warning] = problems(Draft(verdict="pass"), "tool_qa")
     assert (warning.level, warning.field) == ("warning", "ambiguity") and "not released as Gold" in warning.message
-    assert problems(Draft(verdict="reject"), "tool_qa") == [] and problems(passed(), "tool_qa") == []
+    assert problems(passed(), "tool_qa") == []
+    # A Reject that gives no reason is saved (R stays one key) but asked for one; a tag or a note is enough.
+    [why] = problems(Draft(verdict="reject"), "tool_qa")
+    assert (why.level, why.field) == ("warning", "error_tags") and "say why" in why.message
+    assert problems(Draft(verdict="reject", error_tags=["tool_hallucination"]), "call_chain") == []
+    assert problems(Draft(verdict="reject", note="the question has two answers"), "tool_qa") == []
+    assert problems(Draft(verdict="reject", note="   "), "tool_qa") == [why]
 
 
 def test_saves_are_versioned_and_stale_writes_detected(store, items):

@@ -390,3 +390,17 @@ def test_an_item_chosen_while_a_verdict_saves_wins_over_moving_on(qtbot, sqlite_
     press(qtbot, panel, Qt.Key.Key_R)  # keys apply to q3 now
     qtbot.waitUntil(lambda: (stored(sqlite_store, ids["q3"], "alice") or Draft()).verdict == "reject",
                     timeout=10000)
+
+
+def test_a_reject_without_a_reason_is_saved_and_asks_why(qtbot, sqlite_store, dataset, alice, panel_for):
+    """The walkthrough: R alone saved a Reject with no tag and no note, and the adjudicator had
+    nothing to weigh. It is still saved at one key, and the panel asks for a reason until one is given."""
+    panel = panel_for(alice)
+    item_id = dataset[1]["q0"]
+    press(qtbot, panel, Qt.Key.Key_R)
+    qtbot.waitUntil(lambda: stored(sqlite_store, item_id, "alice").verdict == "reject", timeout=5000)
+    assert "say why" in panel.problems_label.text() and panel.problems_label.isVisible()
+    first_tag = panel.tags.topLevelItem(0).child(0)
+    first_tag.setCheckState(0, Qt.CheckState.Checked)  # a tag is reason enough
+    qtbot.waitUntil(lambda: bool(stored(sqlite_store, item_id, "alice").error_tags), timeout=5000)
+    assert "say why" not in panel.problems_label.text()
