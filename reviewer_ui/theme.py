@@ -18,6 +18,8 @@ LIGHT = {
     "window": "#f5f5f7", "base": "#ffffff", "alt": "#f0f2f5", "text": "#1d1f23", "muted": "#6a6f7a",
     "button": "#e9ebef", "highlight": "#2f6fde", "highlight_text": "#ffffff", "border": "#c9cdd4",
     "link": "#1f5fbf", "tooltip": "#ffffe8",
+    # 3D shades (Fusion's own light ones): frames, and a disabled choice button's text (palette(mid))
+    "light": "#ffffff", "midlight": "#cacaca", "mid": "#b8b8b8", "dark": "#9f9f9f", "shadow": "#767676",
     # JSON / code tokens
     "key": "#7a3e9d", "string": "#1a7f37", "number": "#b35900", "keyword": "#0550ae", "punct": "#57606a",
     "comment": "#6e7781", "name": "#8250df", "error": "#cf222e",
@@ -32,6 +34,8 @@ DARK = {
     "window": "#1f2126", "base": "#16181c", "alt": "#1c1f24", "text": "#e3e6eb", "muted": "#9aa0aa",
     "button": "#2c2f36", "highlight": "#3d7be0", "highlight_text": "#ffffff", "border": "#3a3e46",
     "link": "#79b0ff", "tooltip": "#2c2f36",
+    # Dark shades: with the light ones a disabled Pass/Fix/Reject (palette(mid) text) looked enabled.
+    "light": "#4a4f58", "midlight": "#3a3e46", "mid": "#5f6570", "dark": "#131518", "shadow": "#0b0c0e",
     "key": "#d2a8ff", "string": "#7ee787", "number": "#ffa657", "keyword": "#79c0ff", "punct": "#aab2bd",
     "comment": "#8b949e", "name": "#d2a8ff", "error": "#ff7b72",
     "added": "#12361f", "removed": "#42181b", "changed": "#3b3214", "filler": "#25282e",
@@ -92,6 +96,8 @@ def apply(app: QApplication, name: str) -> None:
         QPalette.ColorRole.HighlightedText: "highlight_text", QPalette.ColorRole.ToolTipBase: "tooltip",
         QPalette.ColorRole.ToolTipText: "text", QPalette.ColorRole.Link: "link",
         QPalette.ColorRole.PlaceholderText: "muted",
+        QPalette.ColorRole.Light: "light", QPalette.ColorRole.Midlight: "midlight", QPalette.ColorRole.Mid: "mid",
+        QPalette.ColorRole.Dark: "dark", QPalette.ColorRole.Shadow: "shadow",
     }
     for role, key in roles.items():
         pal.setColor(role, QColor(c[key]))

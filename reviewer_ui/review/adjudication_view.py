@@ -23,7 +23,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from shiboken6 import isValid
 from PySide6.QtGui import QBrush, QTextCursor, QTextFormat
 from PySide6.QtWidgets import (
-    QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QScrollArea, QSplitter, QTableWidget,
+    QGridLayout, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton, QScrollArea, QSplitter, QStyle, QTableWidget,
     QTableWidgetItem, QTextEdit, QVBoxLayout, QWidget,
 )
 
@@ -105,6 +105,61 @@ def cap_splitter(splitter) -> None:
     else:
         need = max(heights, default=16777215)
     splitter.setMaximumHeight(min(need, 16777215))
+
+
+class ComparisonTable(QTableWidget):
+    """The side-by-side table: A's and B's values in two columns that share the width, each row
+    named in the vertical header. Some kinds' check names are long ("Query mentions every
+    non-nested parameter and fits the chain"): as one line the header took the whole table in
+    the ~400 px Review dock (432 px of labels, a 0 px wide viewport, the values off screen). The
+    labels wrap within at most LABEL_SHARE of the width, each row as tall as its wrapped label
+    and its values, and the table as tall as its rows (every row visible without scrolling)."""
+
+    LABEL_SHARE = 0.4
+    MAX_HEIGHT = 420
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(0, 2, parent)
+        self.verticalHeader().setDefaultAlignment(
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextWordWrap)
+        self._fitting = False
+
+    def _label_margin(self) -> int:
+        return self.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, self.verticalHeader())
+
+    def fit_rows(self) -> None:
+        """Cap the label column, then size every row to its wrapped label and cells."""
+        if self._fitting:
+            return
+        self._fitting = True
+        try:
+            header = self.verticalHeader()
+            metrics = header.fontMetrics()
+            margin = self._label_margin()
+            labels = [self.verticalHeaderItem(r).text() if self.verticalHeaderItem(r) else ""
+                      for r in range(self.rowCount())]
+            natural = max((metrics.horizontalAdvance(t) for t in labels), default=0) + 2 * margin + 2
+            room = max(self.width() - 2 * self.frameWidth(), 0)
+            cap = max(int(room * self.LABEL_SHARE), metrics.horizontalAdvance("Difficulty") + 2 * margin + 2)
+            header.setFixedWidth(min(natural, cap))
+            self.updateGeometries()  # the value columns take the width the labels left
+            self.resizeRowsToContents()
+            text_width = max(header.width() - 2 * margin, 1)
+            for r, label in enumerate(labels):
+                wrapped = metrics.boundingRect(0, 0, text_width, 100000, int(Qt.TextFlag.TextWordWrap), label)
+                need = wrapped.height() + 2 * margin
+                if self.rowHeight(r) < need:
+                    self.setRowHeight(r, need)
+            height = self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth() + sum(
+                self.rowHeight(r) for r in range(self.rowCount())) + 2
+            self.setMinimumHeight(min(height, self.MAX_HEIGHT))
+        finally:
+            self._fitting = False
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.fit_rows()  # narrower: the labels and values wrap to more lines
 
 
 class GoldPane(QWidget):
@@ -214,7 +269,7 @@ class AdjudicationPanel(QWidget):
         self.banner = Banner("Reload")
         self.banner.action.clicked.connect(self.reload)
 
-        self.table = QTableWidget(0, 2)
+        self.table = ComparisonTable()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setWordWrap(True)
         header = self.table.horizontalHeader()
@@ -452,6 +507,9 @@ class AdjudicationPanel(QWidget):
         for col, (key, ann) in enumerate((("A", self.a), ("B", self.b))):
             self.table.horizontalHeaderItem(col).setToolTip(header(key, ann))
         self.table.setVerticalHeaderLabels([r[0] for r in rows])
+        full = {label.split(":")[0]: label for label in CHECK_LABELS.values()}
+        for r, (field, _va, _vb) in enumerate(rows):  # a check's whole rubric line on hover
+            self.table.verticalHeaderItem(r).setToolTip(full.get(field, field))
         changed = QBrush(theme.colors()["changed"])
         self.differing_rows = []
         for i, (_field, va, vb) in enumerate(rows):
@@ -462,12 +520,8 @@ class AdjudicationPanel(QWidget):
                 self.table.setItem(i, col, cell)
             if va != vb:
                 self.differing_rows.append(i)
-        self.table.resizeRowsToContents()
         # Every row visible without scrolling: the comparison is what the adjudicator reads first.
-        # (the header's sizeHint: before the table is first shown its height() is not laid out yet)
-        height = self.table.horizontalHeader().sizeHint().height() + 2 * self.table.frameWidth() + sum(
-            self.table.rowHeight(r) for r in range(self.table.rowCount())) + 2
-        self.table.setMinimumHeight(min(height, 420))
+        self.table.fit_rows()
         firsts = self.snapshot.first_submissions
         fa, fb = firsts.get(self.a.annotator), firsts.get(self.b.annotator)
         reasons = differences(fa, fb) if fa and fb else differences(self.a.draft, self.b.draft)

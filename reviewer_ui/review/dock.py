@@ -50,6 +50,10 @@ def install(window) -> ReviewWorkspace:
     # A sign-in the database refused is said in the status bar (the panels say "not signed in").
     ws.session.failed.connect(lambda message: window.statusBar().showMessage(message, 10000))
     ws.adjudication.settled.connect(repaint.start)
+    # A settled item has new gold (and, once re-scored, new scores): the item view shows them at
+    # once, not the gold it loaded before (it kept "✓ 1.00" against the old gold until reopened).
+    ws.adjudication.settled.connect(lambda view: window.item_view.reload_if_shown({view.item_id}))
+    ws.annotation.landed.connect(lambda saved: _gold_may_have_changed(window, saved))
     menu = window.menuBar().addMenu("&Review")
     for action in ws.actions_for_menu():
         menu.addAction(action)
@@ -63,6 +67,15 @@ def install(window) -> ReviewWorkspace:
     window.review_blinding = WindowBlinding(window, ws.session, ws)
     ws.external_change.connect(window.review_blinding.forget)  # e.g. an adjudicator switched blindness
     return ws
+
+
+def _gold_may_have_changed(window, saved) -> None:
+    """An annotation's save can settle the item (two agreeing Fixes write the gold): show the
+    item again when the item's version moved past the one shown."""
+    bundle = window.item_view.bundle
+    if bundle is not None and bundle.detail.id == saved.view.item_id \
+            and saved.snapshot.item_version != bundle.detail.version:
+        window.item_view.reload_if_shown({saved.view.item_id})
 
 
 def float_large(dock: QDockWidget, window) -> None:

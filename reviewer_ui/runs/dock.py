@@ -32,6 +32,8 @@ def install(window) -> RunsPanel:
 
     window.runner.started.connect(watch)
     panel.scores_changed.connect(lambda run_ids: _refresh_score_column(window, run_ids))
+    # The item view's score strip: the shown item's new scores once re-scored after a gold edit.
+    panel.items_rescored.connect(lambda ids: window.item_view.reload_if_shown(set(ids)))
     panel.runs_changed.connect(lambda: _refresh_runs(window))
     panel.show_item.connect(lambda item_id: show_item(window, item_id))
     review = getattr(window, "review", None)

@@ -46,6 +46,7 @@ SCORE_MODES = {"faithful": ["faithful"], "fixed": ["fixed"], "both": ["faithful"
 
 class RunsPanel(QWidget):
     scores_changed = Signal(list)  # run ids whose scores were (re)written
+    items_rescored = Signal(object)  # the ids of items whose outputs were re-scored after a gold edit
     runs_changed = Signal()
     show_item = Signal(int)
 
@@ -390,6 +391,7 @@ class RunsPanel(QWidget):
             self.tabs.setCurrentWidget(self.flips)
             self.status.setText(f"Verdicts changed after a gold edit: {len(flips)} (see “Verdicts changed”).")
         self.scores_changed.emit(sorted({r.id for r in self.runs}))
+        self.items_rescored.emit(ids)
         self.reload()
 
 

@@ -30,6 +30,7 @@ class ItemView(QWidget):
         self.run_id: int | None = None
         self.review = None  # reviewer.review.Review of the person looking (blind annotators see "Output N")
         self.bundle: ItemBundle | None = None
+        self.loading_id: int | None = None  # the item being loaded (None: none)
         self.layouts: dict[str, KindLayout] = {}
 
         self.title = QLabel("No item selected")
@@ -67,6 +68,7 @@ class ItemView(QWidget):
     def show_item(self, item_id: int | None) -> None:
         if item_id is None:
             self.runner.cancel("item")
+            self.loading_id = None
             self.bundle = None
             self.title.setText("No item selected")
             self.facts.setText("")
@@ -76,6 +78,7 @@ class ItemView(QWidget):
             self.stack.setCurrentWidget(self.placeholder)
             return
         self.state.setText("loading…")
+        self.loading_id = item_id
         self.runner.start("item", load_item, self.store, item_id, self.review, on_result=self._show,
                           on_error=self._failed)
 
@@ -89,6 +92,15 @@ class ItemView(QWidget):
         """Load the shown item again from the store (its outputs or gold changed)."""
         if self.bundle is not None:
             self.show_item(self.bundle.detail.id)
+
+    def reload_if_shown(self, item_ids) -> None:
+        """Load the shown item again when it is one of ``item_ids`` (its gold was settled or
+        fixed, its outputs re-scored), unless another item is on its way (that one wins)."""
+        if self.bundle is None or self.bundle.detail.id not in item_ids:
+            return
+        if self.loading_id is not None and self.loading_id != self.bundle.detail.id:
+            return
+        self.reload()
 
     def refresh(self) -> None:
         """Show the current item again (after a theme change)."""
@@ -120,6 +132,7 @@ class ItemView(QWidget):
         self.scores.setVisible(True)
 
     def _failed(self, exc: BaseException, _trace: str) -> None:
+        self.loading_id = None
         self.state.setText(f"could not load the item: {exc}")
         self.load_failed.emit(str(exc))
 
@@ -129,6 +142,7 @@ class ItemView(QWidget):
         # (bench/viewer_bench.py item_switch_after_tree_max_stall, measured with and without
         # handing it to a job that took it apart: no difference at load 0-6).
         self.bundle = bundle
+        self.loading_id = None
         d = bundle.detail
         self.title.setText(f"{d.record_id}")
         facts = [f"<b>{html.escape(d.kind)}</b>"]

@@ -58,24 +58,55 @@ def _content_height(text) -> int:
             + text.horizontalScrollBar().sizeHint().height())
 
 
-def _disputed_window(qtbot, store, tmp_path, size, who=("alice", "bob")):
+def _nestools_fix(gold):
+    """alice's fix of the demo NesTools chain: the booking goes to another passenger."""
+    fixed = [dict(call, parameters=dict(call["parameters"])) for call in gold]
+    fixed[1]["parameters"]["passenger"] = "Ines M. Sousa"
+    return fixed
+
+
+def _disputed_window(qtbot, store, tmp_path, size, who=("alice", "bob"), dataset="demo-tool_qa",
+                     record="bikes-1", verdicts=("pass", "reject")):
     from reviewer_ui.main_window import MainWindow
 
     annotate.set_role(store, "carol", "adjudicator")
-    item = store.find_item("demo-tool_qa", "bikes-1")
-    for name, verdict in zip(who, ("pass", "reject")):  # the two annotators disagree
+    item = store.find_item(dataset, record)
+    for name, verdict in zip(who, verdicts):  # the two annotators disagree
         annotate.set_role(store, name, "annotator")
-        annotate.save_annotation(store, item.id, name, Draft(verdict=verdict, ambiguity="low",
-                                                             difficulty="medium", checks={}), None)
+        fixed = _nestools_fix(item.gold) if verdict == "fix" else None
+        annotate.save_annotation(store, item.id, name, Draft(verdict=verdict, ambiguity="low", difficulty="medium",
+                                                             checks={}, fixed_gold=fixed), None)
     settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
     settings.setValue("review/identity", who[0])  # the dock opens sized for annotating, as in the journey
-    settings.setValue("dataset", "demo-tool_qa")
+    settings.setValue("dataset", dataset)
     window = MainWindow(store, settings)
     qtbot.addWidget(window)
     window.resize(*size)
     window.show()
     qtbot.waitExposed(window)
     return window, item
+
+
+def open_from_queue(qtbot, window, item_id: int) -> None:
+    """As the signed-in adjudicator: Review > Adjudication queue (Ctrl+Shift+A), then Enter on the
+    item in the queue: the Adjudicate tab opens it."""
+    from PySide6.QtCore import Qt
+
+    ws = window.review
+    queue = ws.queues.queue_list
+    qtbot.waitUntil(lambda: any(queue.item(i).data(Qt.ItemDataRole.UserRole) == item_id
+                                for i in range(queue.count())), timeout=10000)
+    window.activateWindow()
+    window.table.setFocus()
+    qtbot.waitUntil(window.table.hasFocus, timeout=3000)
+    qtbot.keyClick(window.table, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(queue.hasFocus, timeout=3000)
+    while queue.currentItem() is None or queue.currentItem().data(Qt.ItemDataRole.UserRole) != item_id:
+        before = queue.currentRow()
+        qtbot.keyClick(queue, Qt.Key.Key_Down)
+        assert queue.currentRow() != before, "the item is not in the adjudication queue"
+    qtbot.keyClick(queue, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: ws.current_panel() is ws.adjudication, timeout=3000)
 
 
 def _idle(qtbot, window) -> None:
@@ -135,6 +166,75 @@ def test_the_adjudicate_tab_fits_the_dock_on_a_disputed_item(qtbot, demo_store, 
         assert _in_viewport(view.enlarge_button, page) and _not_scrolled_away(view.enlarge_button, view), \
             "'Larger window' scrolled out of view with the decision"
         assert {view.a.annotator, view.b.annotator} == {"alice", "bob"}
+    finally:
+        _idle(qtbot, window)
+        window.runner.shutdown(5000)
+        window.close()
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_nestools_comparison_shows_a_and_b_beside_its_long_check_labels(qtbot, demo_store, tmp_path, size):
+    """A NesTools (call chain) item has long check names ("Query mentions every non-nested parameter
+    and fits the chain"): as row labels they took the whole table (a 432 px label column, 0 px of
+    values at 1366x768). The A and B values are what the adjudicator reads: both columns are in
+    view and readable beside the labels, which wrap (the whole rubric line is their tooltip)."""
+    from PySide6.QtCore import Qt
+
+    window, item = _disputed_window(qtbot, demo_store, tmp_path, size, dataset="demo-call_chain",
+                                    record="trip-1", verdicts=("fix", "pass"))
+    ws, session = window.review, window.review.session
+    view = ws.adjudication
+    try:
+        qtbot.waitUntil(lambda: session.signed_in and session.name == "alice" and window.model.rowCount() > 0
+                        and ws.annotation.detail is not None and not ws.annotation.loading, timeout=10000)
+        _idle(qtbot, window)
+        become(qtbot, window, "carol", "adjudicator")
+        window.activateWindow()
+        window.table.setFocus()
+        open_from_queue(qtbot, window, item.id)
+        qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item.id and view.a is not None
+                        and view.body.isVisible(), timeout=10000)
+        _idle(qtbot, window)
+        table = view.table
+        labels = [table.verticalHeaderItem(r).text() for r in range(table.rowCount())]
+        long_row = labels.index("Query mentions every non-nested parameter and fits the chain")
+        min_value = table.fontMetrics().horizontalAdvance("yes") * 4
+
+        def values_in_view() -> bool:
+            vp = table.viewport().width()
+            return all(table.columnViewportPosition(c) >= 0
+                       and table.columnViewportPosition(c) + table.columnWidth(c) <= vp + 1
+                       and table.columnWidth(c) >= min_value for c in (0, 1)) and fit_problems(ws) == []
+
+        try:
+            qtbot.waitUntil(values_in_view, timeout=3000)
+        except qtbot.TimeoutError:
+            pass  # the asserts below say what does not fit
+        os.makedirs(SHOTS, exist_ok=True)
+        window.grab().save(os.path.join(SHOTS, f"adjudicate-nestools-{size[0]}x{size[1]}.png"))
+        vp = table.viewport().width()
+        where = (f"values {vp} px wide beside a {table.verticalHeader().width()} px label column; "
+                 f"columns {table.columnWidth(0)} and {table.columnWidth(1)} px")
+        for c in (0, 1):
+            assert table.columnViewportPosition(c) + table.columnWidth(c) <= vp + 1, f"column {c} off view: {where}"
+            assert table.columnWidth(c) >= min_value, f"column {c} too narrow to read: {where}"
+        assert fit_problems(ws) == []
+        assert table.verticalScrollBar().maximum() == 0, "the comparison scrolls: a row is hidden"
+        if size == (1366, 768):
+            assert window.review_dock.width() <= MAX_DOCK, f"the Review dock grew to {window.review_dock.width()} px"
+        # The long label wraps: its row is tall enough for its lines, and it names the whole check on hover.
+        header = table.verticalHeader()
+        width = header.width() - 8
+        lines = header.fontMetrics().boundingRect(0, 0, width, 10000, Qt.TextFlag.TextWordWrap, labels[long_row])
+        assert table.rowHeight(long_row) >= lines.height(), \
+            f"the label's {lines.height()} px of wrapped text in a {table.rowHeight(long_row)} px row"
+        assert "non-nested parameter" in (table.verticalHeaderItem(long_row).toolTip() or "")
+        # Values read: alice's Fix, bob's Pass, side by side.
+        assert (table.item(0, 0).text(), table.item(0, 1).text()) == ("fix", "pass")
+        # The Fix A pane shows its text, not one line of it.
+        pane = view.panes["a"].text
+        assert pane.isVisible() and pane.height() >= pane.fontMetrics().lineSpacing() * 4, \
+            f"the Fix A pane is {pane.height()} px tall"
     finally:
         _idle(qtbot, window)
         window.runner.shutdown(5000)
