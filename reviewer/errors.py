@@ -29,6 +29,29 @@ class InputError(ReviewerError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
 
+class FormatNotDetected(InputError):
+    """No format, or more than one, recognises a file the user did not name a format for.
+
+    The message is the CLI's (it names --format); the fields let another front end say it
+    in its own words: ``what`` ("dataset" or "prediction"), ``known`` (the format names),
+    ``candidates`` (the formats that all recognise the file, when more than one does) and
+    ``other`` ((name, label) of a format of the other kind that recognises it: a prediction
+    file given as a dataset, or the reverse), if any.
+    """
+
+    def __init__(self, path, what: str, known: list[str], candidates: list[str] | None = None,
+                 other: tuple[str, str] | None = None):
+        self.what = what
+        self.known = list(known)
+        self.candidates = list(candidates or [])
+        self.other = other
+        if self.candidates:
+            message = f"ambiguous {what} format ({', '.join(self.candidates)}); name one with --format"
+        else:
+            message = f"cannot tell which {what} format this is; name one with --format ({', '.join(self.known)})"
+        super().__init__(path, None, message)
+
+
 class NotFound(ReviewerError):
     """A dataset, run or item that does not exist."""
 

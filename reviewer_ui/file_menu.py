@@ -104,6 +104,28 @@ def detect_job(ctx, path: str, what: str) -> str:
     return found.label
 
 
+def format_problem(exc: BaseException) -> str | None:
+    """The dialog's words for a file whose format could not be told (the core's message names
+    the CLI's --format); None for any other error."""
+    from reviewer.errors import FormatNotDetected
+
+    if not isinstance(exc, FormatNotDetected):
+        return None
+    if exc.other is not None:
+        name, label = exc.other
+        if exc.what == "dataset":
+            advice = (f"this looks like a run of model outputs ({label}, {name}): use File ▸ Import run… "
+                      "(Ctrl+Shift+I) to add it to the dataset it answers.")
+        else:
+            advice = f"this looks like a dataset ({label}, {name}): use File ▸ Import dataset… (Ctrl+I)."
+    elif exc.candidates:
+        advice = (f"this could be read as more than one {exc.what} format ({', '.join(exc.candidates)}); "
+                  "choose one in Format.")
+    else:
+        advice = f"cannot tell which {exc.what} format this is; choose one in Format."
+    return f"{exc.path}: {advice}" if exc.path else advice
+
+
 def open_store_job(ctx, url: str):
     from reviewer.store import Store
 
@@ -179,7 +201,7 @@ class JobDialog(QDialog):
             self.progress.setValue(min(p.done, p.total))
 
     def _failed(self, exc: BaseException, _trace: str) -> None:
-        self._say(str(exc), error=True)
+        self._say(format_problem(exc) or str(exc), error=True)
 
     def _say(self, text: str, error: bool = False) -> None:
         self.message.setStyleSheet("color: #c0392b" if error else "")
@@ -204,6 +226,7 @@ class ImportDialog(JobDialog):
         self.path = QLineEdit()
         self.path.setPlaceholderText("a file" + (" or folder" if what == "dataset" else ""))
         self.path.textChanged.connect(self._detect)
+        self._undetected = False  # the file's format could not be told: Import waits for a choice in Format
         choosers = [("File…", self.choose_file)]
         if what == "dataset":
             choosers.append(("Folder…", self.choose_folder))
@@ -213,6 +236,7 @@ class ImportDialog(JobDialog):
 
         for name, f in sorted((dataset_formats() if what == "dataset" else run_formats()).items()):
             self.format.addItem(f"{f.label} ({name})", name)
+        self.format.currentIndexChanged.connect(self._update_start)
         self.detected = QLabel("")
         self.detected.setObjectName("muted")
         self.detected.setWordWrap(True)
@@ -244,11 +268,31 @@ class ImportDialog(JobDialog):
             self.path.setText(path)
 
     def _detect(self, text: str) -> None:
+        """Say which format the file is in (under Format), or, once, why it cannot be imported
+        as it is (in the message line, where it wraps; Import waits for a choice in Format)."""
         self.detected.setText("")
+        if self._undetected:
+            self._say("")
+        self._undetected = False
+        self._update_start()
         if text.strip() and Path(text.strip()).exists():
             self.runner.start("file:detect", detect_job, text.strip(), self.what,
                               on_result=lambda label: self.detected.setText(f"Detected: {label}"),
-                              on_error=lambda exc, _tb: self.detected.setText(str(exc)))
+                              on_error=lambda exc, _tb: self._not_detected(exc))
+
+    def _not_detected(self, exc: BaseException) -> None:
+        problem = format_problem(exc)
+        self._undetected = problem is not None
+        self._say(problem or str(exc), error=True)
+        self._update_start()
+
+    def _update_start(self, *_args) -> None:
+        running = self.job is not None and self.cancel_button.isEnabled()
+        self.start_button.setEnabled(not running and not (self._undetected and self.format.currentData() is None))
+
+    def _ended(self) -> None:
+        super()._ended()
+        self._update_start()
 
     def start(self) -> None:
         path = self.path.text().strip()

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from reviewer.store import browse
 from reviewer.store.navigation import failing_row
 from reviewer.store.queries import ItemQuery
-from reviewer_ui import docks, file_menu, shortcuts, theme
+from reviewer_ui import docks, file_menu, focus_chain, shortcuts, theme
 from reviewer_ui.agreement.dock import install as install_agreement
 from reviewer_ui.runtime.jobs import JobRunner
 from reviewer_ui.models.item_table import COL, ItemTableModel
@@ -223,8 +223,21 @@ class MainWindow(QMainWindow):
         self.narrow_list = NarrowList(self)
         self.narrow_list_action.setChecked(self.narrow_list.enabled)
         self._restore()
+        self._tab_stops = -1
+        self._tab_chain_timer = QTimer(self, singleShot=True, interval=0)
+        self._tab_chain_timer.timeout.connect(self.order_tab_chain)
+        self.order_tab_chain()
         self.refresh_datasets()
         self.watcher.start()
+
+    def order_tab_chain(self) -> None:
+        """Tab goes toolbar, filters, item table, item view, Review panel, the other docks
+        (again after the item view built a layout or the review panel new buttons)."""
+        stops = sum(1 for w in focus_chain.chain(self) if focus_chain.tab_stop(w))
+        if stops != self._tab_stops:
+            focus_chain.order(self, [self.toolbar, self.filters, self.table, self.item_view, self.review_dock,
+                                     self.runs_dock, self.agreement_dock])
+            self._tab_stops = stops
 
     @property
     def agreement(self):
@@ -791,6 +804,7 @@ class MainWindow(QMainWindow):
             box.setCurrentIndex(max(0, chosen))
             box.textActivated.connect(self._set_diff_arrangement)
         self.narrow_list.changed()
+        self._tab_chain_timer.start()  # the new layout's and review panel's widgets
         # The review panel follows the item (more checks, other tags): its dock follows its width.
         QTimer.singleShot(0, lambda: docks.fit_docked(self, self.review_dock))
         # Layouts are built on first use: restore their splitters once they exist.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
-from reviewer.errors import InputError
+from reviewer.errors import FormatNotDetected, InputError
 from reviewer.formats._jsonio import open_input
 from reviewer.formats.base import DatasetFormat, RunFormat
 
@@ -80,10 +80,16 @@ def _pick(registry: dict, name: str | None, path: Path, what: str):
     if not found and path.is_file() and path.stat().st_size < 4096 and not path.read_bytes().strip():
         raise InputError(path, None, "is empty; nothing to import")
     if not found:
-        known = ", ".join(sorted(registry))
-        raise InputError(path, None, f"cannot tell which {what} format this is; name one with --format ({known})")
-    names = ", ".join(f.name for f in found)
-    raise InputError(path, None, f"ambiguous {what} format ({names}); name one with --format")
+        raise FormatNotDetected(path, what, sorted(registry), other=_other_kind(what, path))
+    raise FormatNotDetected(path, what, sorted(registry), candidates=[f.name for f in found])
+
+
+def _other_kind(what: str, path: Path) -> tuple[str, str] | None:
+    """(name, label) of the one format of the other kind (prediction for a dataset, and the
+    reverse) that recognises ``path``: a file given to the wrong import."""
+    others = run_formats() if what == "dataset" else dataset_formats()
+    found = [f for f in others.values() if _detects(f, path)]
+    return (found[0].name, found[0].label) if len(found) == 1 else None
 
 
 def _detects(fmt, path: Path) -> bool:

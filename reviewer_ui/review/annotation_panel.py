@@ -169,6 +169,7 @@ class AnnotationPanel(QWidget):
         self.note = QPlainTextEdit()
         self.note.setPlaceholderText("Note (saved when you pause typing)")
         self.note.setMaximumHeight(70)
+        self.note.setTabChangesFocus(True)  # Tab goes on to the next control (a note needs no tab characters)
         self.note.textChanged.connect(self._note_edited)
 
         self.problems_label = rich_label()

@@ -237,6 +237,17 @@ class DiffView(QWidget):
         self.changes.clear()
         self.summary.setText(message)
 
+    def show_alone(self, left: Any, left_title: str, right_title: str, message: str = "") -> None:
+        """Only the left side exists (the gold of an item no run answered): show it in its pane,
+        no diff; the right pane stays empty under ``right_title``, which says why."""
+        from reviewer_ui.textdoc import value_document
+
+        self.clear(message)
+        self.title_left.setText(left_title)
+        self.title_right.setText(right_title)
+        self.left.set_document(value_document(left))
+        self._arrange()
+
     def set_result(self, result: DiffResult) -> None:
         """Show a diff. A whole result following the partial one of the same diff keeps
         the change list, the current change and the scroll position."""

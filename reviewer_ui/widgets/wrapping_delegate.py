@@ -52,8 +52,15 @@ class WrappingDelegate(QStyledItemDelegate):
         self.view = view
         self.columns = columns
 
+    def _grid(self) -> int:
+        """The px a table's grid line takes from each cell's right and bottom edge when painted."""
+        return 1 if getattr(self.view, "showGrid", lambda: False)() else 0
+
     def _text_width(self, column: int) -> int:
-        return self.view.columnWidth(column) - 2 * PADDING
+        # The width paint() gets: the column's less the grid line. Measured on the column's whole
+        # width, a call that needed the last px wrapped once more when painted and its last line
+        # ("API_call_3,") fell below the row.
+        return self.view.columnWidth(column) - self._grid() - 2 * PADDING
 
     def sizeHint(self, option, index) -> QSize:
         hint = super().sizeHint(option, index)
@@ -64,7 +71,7 @@ class WrappingDelegate(QStyledItemDelegate):
         # Unwrapped width with this delegate's padding: a column fitted to its contents
         # ("Calendar") must not then break its own text ("Calenda r").
         width = max(QFontMetrics(option.font).horizontalAdvance(line) for line in text.split("\n")) + 2 * PADDING + 2
-        return QSize(max(hint.width(), width), max(hint.height(), height))
+        return QSize(max(hint.width(), width), max(hint.height(), height + self._grid()))
 
     def paint(self, painter, option, index) -> None:
         if index.column() not in self.columns:
@@ -94,7 +101,7 @@ class WrappingDelegate(QStyledItemDelegate):
         """Whether the cell's row is tall enough for its wrapped text (tools/fitcheck)."""
         text = str(index.data() or "")
         need = wrapped_height(text, self.view.font(), self._text_width(index.column())) + 2 * PADDING
-        return self.view.rowHeight(index.row()) + 1 >= need
+        return self.view.rowHeight(index.row()) - self._grid() >= need
 
 
 class RowsFollowWidth(QObject):

@@ -115,3 +115,50 @@ def test_a_run_import_that_answers_part_of_the_dataset_says_how_much(qtbot, wind
     qtbot.waitUntil(lambda: bool(dialog.message.text()), timeout=5000)
     assert "1 outputs added" in dialog.message.text(), dialog.message.text()
     assert f"the run covers 1 of {ds.items} items" in dialog.message.text()
+
+
+def _visible_texts(dialog) -> list[str]:
+    from PySide6.QtWidgets import QLabel
+
+    texts = [label.text() for label in dialog.findChildren(QLabel) if label.isVisible() and label.text()]
+    return texts + ([dialog.message.text()] if dialog.message.isVisible() else [])
+
+
+def _import_dialog_by_keyboard(qtbot, window, keys=Qt.KeyboardModifier.ControlModifier):
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+    window.table.setFocus()
+    qtbot.keyClick(window.table, Qt.Key.Key_I, keys)  # File ▸ Import dataset… / Import run…
+    qtbot.waitUntil(lambda: isinstance(getattr(window, "file_dialog", None), ImportDialog)
+                    and window.file_dialog.isVisible(), timeout=3000)
+    dialog = window.file_dialog
+    qtbot.addWidget(dialog)
+    return dialog
+
+
+def test_a_file_of_no_known_format_says_so_once_in_the_dialogs_words(qtbot, window, tmp_path):
+    csv = tmp_path / "wrong.csv"
+    csv.write_text("id,question,answer\n1,what?,that\n")
+    dialog = _import_dialog_by_keyboard(qtbot, window)
+    qtbot.keyClicks(dialog.path, str(csv))
+    qtbot.waitUntil(lambda: any("format" in t for t in _visible_texts(dialog)), timeout=5000)
+    texts = [t for t in _visible_texts(dialog) if "format" in t]
+    assert len(texts) == 1, f"said {len(texts)} times: {texts}"
+    assert "--format" not in texts[0] and "choose one in Format" in texts[0], texts[0]
+    assert not dialog.start_button.isEnabled()  # importing would only fail the same way
+    # Choosing a format (keyboard: the Format field, Down) makes Import possible again.
+    dialog.format.setFocus()
+    qtbot.keyClick(dialog.format, Qt.Key.Key_Down)
+    qtbot.waitUntil(dialog.start_button.isEnabled, timeout=3000)
+
+
+def test_a_run_file_given_as_a_dataset_points_to_import_run(qtbot, window):
+    run_file = DATA_DIR / "nestools" / "predictions" / "chainsmith-8b" / "raw_response.jsonl"
+    dialog = _import_dialog_by_keyboard(qtbot, window)
+    qtbot.keyClicks(dialog.path, str(run_file))
+    qtbot.waitUntil(lambda: any("Import run" in t for t in _visible_texts(dialog)), timeout=5000)
+    texts = [t for t in _visible_texts(dialog) if "format" in t or "Import run" in t]
+    assert len(texts) == 1, texts
+    assert "a run of model outputs (NesTools predictions" in texts[0] and "File ▸ Import run" in texts[0], texts[0]
+    assert "--format" not in texts[0]
+    assert not dialog.start_button.isEnabled()

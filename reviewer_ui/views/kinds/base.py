@@ -244,8 +244,12 @@ class KindLayout(QWidget):
         if key == self._diff_for:
             return
         self._diff_for = key
-        if p is None:
-            self.diff.clear("no output to compare with the gold")
+        if p is None:  # the gold alone: there is nothing to compare it with, but it can be read
+            self.diff.title_left.setToolTip("")
+            self.diff.title_right.setToolTip("")
+            self.diff.show_alone(self.bundle.detail.gold, "Gold",
+                                 "No output: no run answered this item",
+                                 "no output to compare with the gold")
             return
         title = f"Output of {p.label}" + ("" if p.value_ok else " (no JSON found: raw text)")
         left, right, left_note, right_note, tip = self.diff_pair(p)

@@ -282,7 +282,9 @@ def async_panel(qtbot, sqlite_store, dataset, runner):
 
     def make(session, record_id="q0"):
         panel = shown_panel(qtbot, session, runner)
-        panel.navigate.connect(lambda item_id: QTimer.singleShot(30, lambda: panel.show_item(
+        # (The panel as the timer's context: a show still pending when the test ends is dropped
+        # with the panel, rather than run on its deleted widgets during the next test.)
+        panel.navigate.connect(lambda item_id: QTimer.singleShot(30, panel, lambda: panel.show_item(
             sqlite_store.item(item_id))))
         panel.show_item(sqlite_store.item(dataset[1][record_id]))
         qtbot.waitUntil(lambda: not panel.loading, timeout=10000)  # its review is read in a job too
