@@ -175,7 +175,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--pg", default=os.environ.get("REVIEWER_TEST_PG"), help="PostgreSQL URL (a schema is made)")
     parser.add_argument("--only", choices=("sqlite", "postgres"))
+    parser.add_argument("--switch-interval-ms", type=float,
+                        help="set the GIL switch interval (the app keeps the interpreter's 5 ms)")
     args = parser.parse_args()
+    if args.switch_interval_ms:
+        sys.setswitchinterval(args.switch_interval_ms / 1000)
     app = QApplication.instance() or QApplication([])
     from reviewer_ui import theme
 
