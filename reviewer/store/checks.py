@@ -43,19 +43,47 @@ def check_storable(source, where: str, fields: dict, json_texts: dict | None = N
             label = json_path(parts) if name == "raw" else f"{name} {json_path(parts)}"
             raise InputError(source, f"{where}, {label}", f"holds {problem}")
     for name, value in (json_texts or {}).items():
-        if not value:
-            continue
-        problem = text_problem(value)
-        if problem is None and _SUSPECT_JSON_TEXT.search(value):
-            try:
-                decoded = json.loads(value)
-            except (ValueError, RecursionError):
-                decoded = None
-            found = unstorable(decoded)
-            if found:
-                raise InputError(source, f"{where}, {name} {json_path(found[0])}", f"holds {found[1]}")
-        elif problem:
-            raise InputError(source, f"{where}, {name}", f"holds {problem}")
+        found = _json_text_problem(value) if value else None
+        if found:
+            label, problem = found
+            raise InputError(source, f"{where}, {name}{' ' + label if label else ''}", f"holds {problem}")
+
+
+_CHECKED_TEXTS: dict[tuple[int, int], tuple[str, str] | None] = {}
+_CHECKED_TEXTS_MAX = 256
+
+
+def _json_text_problem(value: str) -> tuple[str, str] | None:
+    """(JSON path, problem) of a JSON text that holds, or decodes to, a value the databases
+    cannot store alike (path "" for the text itself); None when it is clean.
+
+    Remembered by the text's length and hash, not the text, so no megabyte response is kept
+    alive: the items of a toolJSON dataset share a few dozen API responses, and scanning each
+    item's copy again took 0.87 s of a 1.2 s import of 495 items. (str's hash is keyed per
+    process, so a file cannot be crafted to collide with a checked text.)"""
+    key = (len(value), hash(value))
+    if key in _CHECKED_TEXTS:
+        return _CHECKED_TEXTS[key]
+    found = _scan_json_text(value)
+    if len(_CHECKED_TEXTS) >= _CHECKED_TEXTS_MAX:
+        _CHECKED_TEXTS.clear()
+    _CHECKED_TEXTS[key] = found
+    return found
+
+
+def _scan_json_text(value: str) -> tuple[str, str] | None:
+    problem = text_problem(value)
+    if problem:
+        return "", problem
+    if _SUSPECT_JSON_TEXT.search(value):
+        try:
+            decoded = json.loads(value)
+        except (ValueError, RecursionError):
+            return None  # not JSON at all: stored as the text it is
+        found = unstorable(decoded)
+        if found:
+            return json_path(found[0]), found[1]
+    return None
 
 
 def check_item(rec, source) -> None:
@@ -64,6 +92,5 @@ def check_item(rec, source) -> None:
         return  # the reader checked every value as it read it (see ItemRecord.storable_checked)
     fields = {"raw": rec.raw, "record id": rec.record_id, "gold": rec.gold, "payload": rec.payload,
               "question": rec.question, "category": rec.category, "difficulty": rec.difficulty, "domain": rec.domain}
-    texts = {k: v for k, v in (("context", rec.context), ("schema", rec.schema))
-             if v and (text_problem(v) or _SUSPECT_JSON_TEXT.search(v))}
+    texts = {k: v for k, v in (("context", rec.context), ("schema", rec.schema)) if v and _json_text_problem(v)}
     check_storable(rec.source_file or source, where_in_file(rec), fields, texts)
