@@ -5,6 +5,7 @@ No SQLAlchemy here: the import's reading process (reviewer.store.import_feed) ru
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -27,8 +28,17 @@ def check_storable(source, where: str, fields: dict, json_texts: dict | None = N
     ``json_texts`` are texts holding JSON (a tool response, a schema), checked by
     what they decode to.
     """
-    if not json_texts and unstorable(fields) is None:  # one pass in C for the usual, clean record
-        return
+    if unstorable(fields) is not None:  # one pass in C for the usual, clean record; else name the field
+        _raise_for_field(source, where, fields)
+    for name, value in (json_texts or {}).items():
+        found = _json_text_problem(value) if value else None
+        if found:
+            label, problem = found
+            raise InputError(source, f"{where}, {name}{' ' + label if label else ''}", f"holds {problem}")
+
+
+def _raise_for_field(source, where: str, fields: dict) -> None:
+    """InputError for the first of ``fields`` holding a value the databases cannot store alike."""
     for name, value in fields.items():
         if value is None:
             continue
@@ -42,14 +52,9 @@ def check_storable(source, where: str, fields: dict, json_texts: dict | None = N
             parts, problem = found
             label = json_path(parts) if name == "raw" else f"{name} {json_path(parts)}"
             raise InputError(source, f"{where}, {label}", f"holds {problem}")
-    for name, value in (json_texts or {}).items():
-        found = _json_text_problem(value) if value else None
-        if found:
-            label, problem = found
-            raise InputError(source, f"{where}, {name}{' ' + label if label else ''}", f"holds {problem}")
 
 
-_CHECKED_TEXTS: dict[tuple[int, int], tuple[str, str] | None] = {}
+_CHECKED_TEXTS: dict[bytes, tuple[str, str] | None] = {}
 _CHECKED_TEXTS_MAX = 256
 
 
@@ -57,11 +62,12 @@ def _json_text_problem(value: str) -> tuple[str, str] | None:
     """(JSON path, problem) of a JSON text that holds, or decodes to, a value the databases
     cannot store alike (path "" for the text itself); None when it is clean.
 
-    Remembered by the text's length and hash, not the text, so no megabyte response is kept
-    alive: the items of a toolJSON dataset share a few dozen API responses, and scanning each
-    item's copy again took 0.87 s of a 1.2 s import of 495 items. (str's hash is keyed per
-    process, so a file cannot be crafted to collide with a checked text.)"""
-    key = (len(value), hash(value))
+    Remembered by a digest of the text, not the text, so no megabyte response is kept alive:
+    the items of a toolJSON dataset share a few dozen API responses, and scanning each item's
+    copy again took 0.87 s of a 1.2 s import of 495 items. A cryptographic digest, not str's
+    hash: with PYTHONHASHSEED set, a file could be crafted to collide with a clean text.
+    (BLAKE2 runs at about 1 GB/s, far below the scan's cost.)"""
+    key = hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     if key in _CHECKED_TEXTS:
         return _CHECKED_TEXTS[key]
     found = _scan_json_text(value)
@@ -92,5 +98,5 @@ def check_item(rec, source) -> None:
         return  # the reader checked every value as it read it (see ItemRecord.storable_checked)
     fields = {"raw": rec.raw, "record id": rec.record_id, "gold": rec.gold, "payload": rec.payload,
               "question": rec.question, "category": rec.category, "difficulty": rec.difficulty, "domain": rec.domain}
-    texts = {k: v for k, v in (("context", rec.context), ("schema", rec.schema)) if v and _json_text_problem(v)}
+    texts = {k: v for k, v in (("context", rec.context), ("schema", rec.schema)) if v}
     check_storable(rec.source_file or source, where_in_file(rec), fields, texts)
