@@ -47,7 +47,7 @@ def _store(args):
 
 def cmd_import_dataset(args) -> int:
     store = _store(args)
-    options = {}
+    options, fmt_name = {}, args.format
     if args.api_ids:
         from reviewer.formats.registry import find_dataset_format
 
@@ -56,8 +56,8 @@ def cmd_import_dataset(args) -> int:
             print(f"reviewer import dataset: error: --api-ids is for NesTools datasets; {args.path} reads as "
                   f"{fmt.label}", file=sys.stderr)
             return EXIT_USAGE
-        options["api_ids"] = Path(args.api_ids)
-    summary = store.import_dataset(args.path, format=args.format, name=args.name,
+        options["api_ids"], fmt_name = Path(args.api_ids), fmt.name  # detected once, not again by the store
+    summary = store.import_dataset(args.path, format=fmt_name, name=args.name,
                                    ctx=JobContext(_terminal_progress()), actor=args.actor, options=options)
     print(summary.describe())
     _gold_programs_after_import(store, summary.dataset_id)
