@@ -3,7 +3,7 @@
 Qt links widgets into the Tab chain in the order they are created: the item view's
 layouts (built when a kind is first shown) and the docks' contents ended up in no
 useful order, and a table took Tab itself, moving from cell to cell (25 presses
-never left the item list). ``order(window, regions)`` relinks every widget Tab can
+never left the item list). ``order(chain(window), regions)`` relinks every widget Tab can
 reach region by region, in each in reading order, and makes every table
 pass Tab on (the arrow keys still move within it).
 """
@@ -40,20 +40,17 @@ def tab_stop(w: QWidget) -> bool:
     return not isinstance(w.parentWidget(), (QAbstractSpinBox, QComboBox))
 
 
-def order(window: QWidget, regions: list[QWidget]) -> int:
-    """Relink ``window``'s Tab chain: the widgets inside ``regions[0]``, then ``regions[1]``,
-    ..., then the rest, each in its present order. Returns a signature of what was ordered
-    (the caller skips an unchanged window)."""
-    widgets = chain(window)
+def order(widgets: list[QWidget], regions: list[QWidget]) -> None:
+    """Relink the Tab chain of ``widgets`` (a window's ``chain``): the tab stops inside
+    ``regions[0]``, then ``regions[1]``, ..., then the rest, each in its present order; and
+    make every table among them pass Tab on."""
     for w in widgets:
         if isinstance(w, QTableView) and w.tabKeyNavigation():
             w.setTabKeyNavigation(False)
-    stops = [w for w in widgets if tab_stop(w)]
     buckets: list[list[QWidget]] = [[] for _ in range(len(regions) + 1)]
-    for w in stops:
+    for w in filter(tab_stop, widgets):
         index = next((i for i, r in enumerate(regions) if r is w or r.isAncestorOf(w)), len(regions))
         buckets[index].append(w)
     ordered = [w for bucket in buckets for w in bucket]
     for first, second in zip(ordered, ordered[1:]):
         QWidget.setTabOrder(first, second)
-    return len(ordered)

@@ -233,10 +233,11 @@ class MainWindow(QMainWindow):
     def order_tab_chain(self) -> None:
         """Tab goes toolbar, filters, item table, item view, Review panel, the other docks
         (again after the item view built a layout or the review panel new buttons)."""
-        stops = sum(1 for w in focus_chain.chain(self) if focus_chain.tab_stop(w))
+        widgets = focus_chain.chain(self)  # the widget tree walked once, for the count and the order
+        stops = sum(1 for w in widgets if focus_chain.tab_stop(w))
         if stops != self._tab_stops:
-            focus_chain.order(self, [self.toolbar, self.filters, self.table, self.item_view, self.review_dock,
-                                     self.runs_dock, self.agreement_dock])
+            focus_chain.order(widgets, [self.toolbar, self.filters, self.table, self.item_view, self.review_dock,
+                                        self.runs_dock, self.agreement_dock])
             self._tab_stops = stops
 
     @property
