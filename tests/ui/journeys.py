@@ -136,3 +136,29 @@ def shot(window, step: str, *extra) -> None:
     window.grab().save(base + ".png")
     for i, w in enumerate(extra):
         w.grab().save(f"{base}-dialog{i + 1}.png")
+
+
+def wait_idle(qtbot, window) -> None:
+    """Wait until no job runs and the review queue has no refresh pending."""
+    qtbot.waitUntil(lambda: window.runner.active == 0 and not window.review._queue_timer.isActive(), timeout=15000)
+
+
+def window_signed_in(qtbot, store, tmp_path, size, identity: str, dataset: str, settings: dict | None = None):
+    """A MainWindow of ``size`` whose settings open ``dataset`` signed in as ``identity`` (with
+    ``settings``' other keys), returned once the sign-in landed and the review panel shows an item."""
+    from PySide6.QtCore import QSettings
+
+    from reviewer_ui.main_window import MainWindow
+
+    stored = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+    for key, value in {"review/identity": identity, "dataset": dataset, **(settings or {})}.items():
+        stored.setValue(key, value)
+    window = MainWindow(store, stored)
+    qtbot.addWidget(window)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    ws, session = window.review, window.review.session
+    qtbot.waitUntil(lambda: session.signed_in and session.name == identity and window.model.rowCount() > 0
+                    and ws.annotation.detail is not None and not ws.annotation.loading, timeout=10000)
+    return window

@@ -17,6 +17,7 @@ from PySide6.QtCore import QSettings, Qt
 
 from reviewer.store import Store
 from reviewer.store.queries import ItemQuery
+from tests.ui.journeys import wait_idle
 from tests.ui.review.test_review_annotation_panel import SqlThreads
 from tools.big_dataset import fill
 from reviewer_ui.main_window import MainWindow
@@ -116,7 +117,7 @@ def _shot(window, name: str) -> None:
 def _close(qtbot, window) -> None:
     """Let the window's pending work land (a save refreshes the review queue 400 ms later),
     then close it: nothing may reach the store after the test drops its database."""
-    qtbot.waitUntil(lambda: window.runner.active == 0 and not window.review._queue_timer.isActive(), timeout=15000)
+    wait_idle(qtbot, window)
     window.close()
 
 

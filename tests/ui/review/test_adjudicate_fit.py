@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 
 import pytest
-from PySide6.QtCore import QPoint, QRect, QSettings
+from PySide6.QtCore import QPoint, QRect
 
 from reviewer.review import annotate
 from reviewer.review.rubric import Draft
-from tests.ui.journeys import become, show_row
+from tests.ui.journeys import become, show_row, wait_idle, window_signed_in
 from tools.fitcheck import fit_problems
 
 MAX_DOCK = 420  # px: the Review dock at 1366x768 (tests/ui/review/test_review_dock_width.py)
@@ -67,8 +67,6 @@ def _nestools_fix(gold):
 
 def _disputed_window(qtbot, store, tmp_path, size, who=("alice", "bob"), dataset="demo-tool_qa",
                      record="bikes-1", verdicts=("pass", "reject")):
-    from reviewer_ui.main_window import MainWindow
-
     annotate.set_role(store, "carol", "adjudicator")
     item = store.find_item(dataset, record)
     for name, verdict in zip(who, verdicts):  # the two annotators disagree
@@ -76,14 +74,8 @@ def _disputed_window(qtbot, store, tmp_path, size, who=("alice", "bob"), dataset
         fixed = _nestools_fix(item.gold) if verdict == "fix" else None
         annotate.save_annotation(store, item.id, name, Draft(verdict=verdict, ambiguity="low", difficulty="medium",
                                                              checks={}, fixed_gold=fixed), None)
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    settings.setValue("review/identity", who[0])  # the dock opens sized for annotating, as in the journey
-    settings.setValue("dataset", dataset)
-    window = MainWindow(store, settings)
-    qtbot.addWidget(window)
-    window.resize(*size)
-    window.show()
-    qtbot.waitExposed(window)
+    # signed in as the first annotator: the dock opens sized for annotating, as in the journey
+    window = window_signed_in(qtbot, store, tmp_path, size, who[0], dataset)
     return window, item
 
 
@@ -109,26 +101,20 @@ def open_from_queue(qtbot, window, item_id: int) -> None:
     qtbot.waitUntil(lambda: ws.current_panel() is ws.adjudication, timeout=3000)
 
 
-def _idle(qtbot, window) -> None:
-    qtbot.waitUntil(lambda: window.runner.active == 0 and not window.review._queue_timer.isActive(), timeout=15000)
-
-
 @pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_adjudicate_tab_fits_the_dock_on_a_disputed_item(qtbot, demo_store, tmp_path, size):
     window, item = _disputed_window(qtbot, demo_store, tmp_path, size)
-    ws, session = window.review, window.review.session
+    ws = window.review
     view = ws.adjudication
     try:
-        qtbot.waitUntil(lambda: session.signed_in and session.name == "alice" and window.model.rowCount() > 0
-                        and ws.annotation.detail is not None and not ws.annotation.loading, timeout=10000)
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         become(qtbot, window, "carol", "adjudicator")  # alice hands over to carol, the adjudicator
         ws.setCurrentWidget(view)
         row = next(r for r in range(window.model.rowCount()) if window.model.item_id(r) == item.id)
         show_row(qtbot, window, row)
         qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item.id and view.a is not None
                         and view.body.isVisible(), timeout=10000)
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         page = ws._pages[view]
         picks = [view.pick_a, view.pick_b, view.pick_merge, view.pick_original]
 
@@ -167,7 +153,7 @@ def test_the_adjudicate_tab_fits_the_dock_on_a_disputed_item(qtbot, demo_store, 
             "'Larger window' scrolled out of view with the decision"
         assert {view.a.annotator, view.b.annotator} == {"alice", "bob"}
     finally:
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         window.runner.shutdown(5000)
         window.close()
 
@@ -182,19 +168,17 @@ def test_a_nestools_comparison_shows_a_and_b_beside_its_long_check_labels(qtbot,
 
     window, item = _disputed_window(qtbot, demo_store, tmp_path, size, dataset="demo-call_chain",
                                     record="trip-1", verdicts=("fix", "pass"))
-    ws, session = window.review, window.review.session
+    ws = window.review
     view = ws.adjudication
     try:
-        qtbot.waitUntil(lambda: session.signed_in and session.name == "alice" and window.model.rowCount() > 0
-                        and ws.annotation.detail is not None and not ws.annotation.loading, timeout=10000)
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         become(qtbot, window, "carol", "adjudicator")
         window.activateWindow()
         window.table.setFocus()
         open_from_queue(qtbot, window, item.id)
         qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item.id and view.a is not None
                         and view.body.isVisible(), timeout=10000)
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         table = view.table
         labels = [table.verticalHeaderItem(r).text() for r in range(table.rowCount())]
         long_row = labels.index("Query mentions every non-nested parameter and fits the chain")
@@ -236,6 +220,6 @@ def test_a_nestools_comparison_shows_a_and_b_beside_its_long_check_labels(qtbot,
         assert pane.isVisible() and pane.height() >= pane.fontMetrics().lineSpacing() * 4, \
             f"the Fix A pane is {pane.height()} px tall"
     finally:
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         window.runner.shutdown(5000)
         window.close()

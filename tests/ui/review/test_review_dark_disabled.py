@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
 from reviewer.review import annotate
 from reviewer_ui import theme
-from tests.ui.journeys import annotate_rows, become, show_row
+from tests.ui.journeys import annotate_rows, become, show_row, wait_idle, window_signed_in
 
 SHOTS = os.environ.get("ADJ2_SHOTS", "/tmp/adj2-shots")
 
@@ -33,36 +33,21 @@ def _contrast(button) -> float:
     return max(abs(v - background) for v in lums)
 
 
-def _idle(qtbot, window) -> None:
-    qtbot.waitUntil(lambda: window.runner.active == 0 and not window.review._queue_timer.isActive(), timeout=15000)
-
-
 @pytest.mark.parametrize("name", ["dark", "light"])
 @pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_a_settled_items_verdict_buttons_look_disabled(qtbot, demo_store, tmp_path, size, name):
-    from reviewer_ui.main_window import MainWindow
-
     for who in ("alice", "bob"):
         annotate.set_role(demo_store, who, "annotator")
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    settings.setValue("review/identity", "alice")
-    settings.setValue("dataset", "demo-tool_qa")
-    window = MainWindow(demo_store, settings)
-    qtbot.addWidget(window)
-    window.resize(*size)
-    window.show()
-    qtbot.waitExposed(window)
-    ws, panel = window.review, window.review.annotation
+    window = window_signed_in(qtbot, demo_store, tmp_path, size, "alice", "demo-tool_qa")
+    panel = window.review.annotation
     item = demo_store.find_item("demo-tool_qa", "bikes-0")
     try:
-        qtbot.waitUntil(lambda: ws.session.signed_in and window.model.rowCount() > 0
-                        and panel.detail is not None and not panel.loading, timeout=10000)
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         row = next(r for r in range(window.model.rowCount()) if window.model.item_id(r) == item.id)
         annotate_rows(qtbot, window, {row: "pass"})
         qtbot.waitUntil(lambda: not panel.typing_ahead and not panel.saving, timeout=10000)
         become(qtbot, window, "bob")
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         annotate_rows(qtbot, window, {row: "pass"})  # both passed: settled
         qtbot.waitUntil(lambda: not panel.typing_ahead and not panel.saving, timeout=10000)
         if name == "dark":
@@ -74,7 +59,7 @@ def test_a_settled_items_verdict_buttons_look_disabled(qtbot, demo_store, tmp_pa
         show_row(qtbot, window, row)
         qtbot.waitUntil(lambda: not panel.loading and panel.snapshot is not None
                         and panel.snapshot.item_id == item.id and panel.snapshot.stage.settled, timeout=10000)
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         buttons = [panel.verdict.buttons[v] for v in ("pass", "fix", "reject")]
         assert not any(b.isEnabled() for b in buttons), "a settled item's verdict buttons are enabled"
         os.makedirs(SHOTS, exist_ok=True)
@@ -86,13 +71,13 @@ def test_a_settled_items_verdict_buttons_look_disabled(qtbot, demo_store, tmp_pa
         qtbot.keyClick(window.table, Qt.Key.Key_J)  # the next item: not annotated by bob, open
         qtbot.waitUntil(lambda: panel.detail is not None and panel.detail.id != item.id and not panel.loading
                         and all(b.isEnabled() for b in buttons), timeout=10000)
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         window.grab().save(os.path.join(SHOTS, f"{name}-open-{size[0]}x{size[1]}.png"))
         enabled = [_contrast(b) for b in buttons]
         for verdict, off, on in zip(("Pass", "Fix", "Reject"), disabled, enabled):
             assert off < 0.6 * on, f"{name}: disabled {verdict} stands out {off}, enabled {on}: it looks enabled"
     finally:
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         if theme.current() != "light":
             window.toggle_theme(False)  # the theme is app-wide: leave it light for other tests
         window.runner.shutdown(5000)

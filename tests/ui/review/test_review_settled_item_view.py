@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 
 from reviewer.review import annotate
-from tests.ui.journeys import annotate_rows, become, open_fix_dialog, show_row
+from tests.ui.journeys import annotate_rows, become, open_fix_dialog, show_row, wait_idle, window_signed_in
 from tests.ui.review.test_adjudicate_fit import open_from_queue
 
 SHOTS = os.environ.get("ADJ2_SHOTS", "/tmp/adj2-shots")
@@ -23,8 +23,6 @@ NEW_GOLD = "12"
 
 
 def _window(qtbot, store, tmp_path, size, advance=True):
-    from reviewer_ui.main_window import MainWindow
-
     from reviewer.scoring.job import score_run
 
     for name in ("alice", "bob"):
@@ -32,23 +30,8 @@ def _window(qtbot, store, tmp_path, size, advance=True):
     dataset = next(d for d in store.datasets() if d.name == "demo-tool_qa")
     for run in store.runs(dataset.id):  # the runs are scored against the original gold
         score_run(store, run.id, "faithful")
-    settings = QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
-    settings.setValue("review/identity", "alice")
-    settings.setValue("review/advance_after_verdict", advance)
-    settings.setValue("dataset", "demo-tool_qa")
-    window = MainWindow(store, settings)
-    qtbot.addWidget(window)
-    window.resize(*size)
-    window.show()
-    qtbot.waitExposed(window)
-    ws, session = window.review, window.review.session
-    qtbot.waitUntil(lambda: session.signed_in and session.name == "alice" and window.model.rowCount() > 0
-                    and ws.annotation.detail is not None and not ws.annotation.loading, timeout=10000)
-    return window
-
-
-def _idle(qtbot, window) -> None:
-    qtbot.waitUntil(lambda: window.runner.active == 0 and not window.review._queue_timer.isActive(), timeout=15000)
+    return window_signed_in(qtbot, store, tmp_path, size, "alice", "demo-tool_qa",
+                            {"review/advance_after_verdict": advance})
 
 
 def _fix_by_keyboard(qtbot, window, row: int, gold: str) -> None:
@@ -96,10 +79,10 @@ def test_the_item_view_shows_the_settled_gold_and_scores_once_the_adjudicator_se
     item = demo_store.find_item("demo-tool_qa", "bikes-0")
     row = next(r for r in range(window.model.rowCount()) if window.model.item_id(r) == item.id)
     try:
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         _fix_by_keyboard(qtbot, window, row, NEW_GOLD)  # alice: the answer is 12
         become(qtbot, window, "bob")
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         show_row(qtbot, window, row)
         qtbot.waitUntil(lambda: not ws.annotation.typing_ahead, timeout=10000)
         window.activateWindow()  # alice's Fix dialog had the focus: the verdict keys are the window's
@@ -111,7 +94,7 @@ def test_the_item_view_shows_the_settled_gold_and_scores_once_the_adjudicator_se
         qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item.id and view.a is not None
                         and window.item_view.bundle is not None and window.item_view.bundle.detail.id == item.id,
                         timeout=10000)
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         assert _shows(window, item.id, item.gold) and "✓" in _score(window)
         os.makedirs(SHOTS, exist_ok=True)
         window.grab().save(os.path.join(SHOTS, f"settle-{size[0]}x{size[1]}-before.png"))
@@ -128,7 +111,7 @@ def test_the_item_view_shows_the_settled_gold_and_scores_once_the_adjudicator_se
             qtbot.waitUntil(lambda: _shows(window, item.id, NEW_GOLD) and "✗" in _score(window), timeout=5000)
         except qtbot.TimeoutError:
             pass  # the asserts below say what is still shown
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         window.grab().save(os.path.join(SHOTS, f"settle-{size[0]}x{size[1]}-after.png"))
         bundle = window.item_view.bundle
         assert bundle.detail.id == item.id
@@ -137,7 +120,7 @@ def test_the_item_view_shows_the_settled_gold_and_scores_once_the_adjudicator_se
         assert "✗" in _score(window), f"chatty-3b still scored {_score(window)!r} against the old gold"
         assert view.detail.id == item.id and view.a is not None  # carol still sees the item she settled
     finally:
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         window.runner.shutdown(5000)
         window.close()
 
@@ -149,10 +132,10 @@ def test_the_item_view_shows_the_gold_two_agreeing_fixes_settle(qtbot, demo_stor
     item = demo_store.find_item("demo-tool_qa", "bikes-0")
     row = next(r for r in range(window.model.rowCount()) if window.model.item_id(r) == item.id)
     try:
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         _fix_by_keyboard(qtbot, window, row, NEW_GOLD)
         become(qtbot, window, "bob")
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         assert _shows(window, item.id, item.gold)
         _fix_by_keyboard(qtbot, window, row, NEW_GOLD)
         assert demo_store.item(item.id).gold == NEW_GOLD  # settled: both fixes agree
@@ -160,12 +143,12 @@ def test_the_item_view_shows_the_gold_two_agreeing_fixes_settle(qtbot, demo_stor
             qtbot.waitUntil(lambda: _shows(window, item.id, NEW_GOLD) and "✗" in _score(window), timeout=5000)
         except qtbot.TimeoutError:
             pass
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         os.makedirs(SHOTS, exist_ok=True)
         window.grab().save(os.path.join(SHOTS, "unanimous-fix-1366x768-after.png"))
         assert window.item_view.bundle.detail.gold == NEW_GOLD, "the item view still shows the old gold"
         assert "✗" in _score(window)
     finally:
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         window.runner.shutdown(5000)
         window.close()

@@ -19,6 +19,7 @@ from sqlalchemy import text
 
 from reviewer.review import annotate
 from reviewer.review.rubric import Draft
+from tests.ui.journeys import wait_idle
 from tests.ui.review.test_review_annotation_panel import SqlThreads
 from tests.ui.review.visible import everything_shown
 
@@ -103,10 +104,6 @@ def drive_identity_dialog(qtbot, window, name: str, role: str, during=None) -> l
     return seen
 
 
-def _idle(qtbot, window) -> None:
-    qtbot.waitUntil(lambda: window.runner.active == 0 and not window.review._queue_timer.isActive(), timeout=15000)
-
-
 # -- (a) no SQL on the GUI thread: building the window, and the identity dialog ----------------------------
 
 
@@ -132,14 +129,14 @@ def test_building_the_window_and_changing_identity_run_no_sql_on_the_gui_thread(
 
         said = drive_identity_dialog(qtbot, window, "carol", "adjudicator")
         qtbot.waitUntil(lambda: session.name == "carol" and session.is_adjudicator, timeout=10000)
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         sql.on = False
         assert sql.gui == [], f"SQL on the GUI thread while signing in: {sql.gui[:3]}"
         assert any("person" in s for s in sql.worker)  # the role was read (and written) on a worker
         assert "Signing in as carol" in said[1]  # the dialog waited for the job, saying so
         assert annotate.role_of(store, "carol") == "adjudicator"  # written
     finally:
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         window.runner.shutdown(5000)
         window.close()
         store.close()
@@ -184,7 +181,7 @@ def test_alice_signs_in_then_becomes_carol_the_adjudicator_by_keyboard(qtbot, de
                         and ws.queues.queue_list.item(0).data(Qt.ItemDataRole.UserRole) is not None, timeout=10000)
         assert session.is_adjudicator and "as carol" in ws.annotation.who.text()
         assert "bikes-1" in ws.queues.queue_list.item(0).text()  # the disputed item, for carol to settle
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         _save(window, size, "4-carol-adjudication-queue")
 
         # Ctrl+Shift+A puts the keyboard in the queue; Enter opens the item on the Adjudicate tab
@@ -200,12 +197,12 @@ def test_alice_signs_in_then_becomes_carol_the_adjudicator_by_keyboard(qtbot, de
         qtbot.waitUntil(lambda: view.detail is not None and view.a is not None and view.body.isVisible(),
                         timeout=10000)
         assert {view.a.annotator, view.b.annotator} == {"alice", "bob"}
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         _save(window, size, "5-carol-adjudicates")
         sql.on = False
         assert sql.gui == [], f"SQL on the GUI thread: {sql.gui[:3]}"
     finally:
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         window.runner.shutdown(5000)
         window.close()
 
@@ -362,7 +359,7 @@ def test_a_refused_sign_in_is_a_message_and_the_window_stays_usable(qtbot, sqlit
         qtbot.waitUntil(lambda: ws.annotation.detail is not None and not ws.annotation.loading
                         and ws.annotation.verdict.isEnabled(), timeout=10000)
     finally:
-        _idle(qtbot, window)
+        wait_idle(qtbot, window)
         window.runner.shutdown(5000)
         window.close()
 
