@@ -8,7 +8,8 @@ Each size runs in a fresh process (so that peak memory is its own) and prints:
   request until the whole document is shown and scrolled to its end (target 50 ms);
 - bigjson_<size>_peak_rss_growth: peak resident memory of the app process (VmHWM) minus
   its size before the file was read, so the text itself counts (target 3x the file);
-- bigjson_<size>_helper_peak_rss: peak of the helper process that parses (reported, no target);
+- bigjson_<size>_helper_peak_rss: peak of the helper process that parses and prints (its whole
+  resident size, interpreter included), and its ratio to the file (target 3x as well);
 - peer_<size>_*: the same text pretty-printed beforehand and put in a plain QPlainTextEdit
   (setPlainText until the first paint; the GUI is blocked all that time).
 Ratios to the targets and to the peer are printed beside the figures; ``*_per_mb`` rows show
@@ -121,6 +122,7 @@ def one(size_mb: float) -> None:
     print(f"{tag}_peak_rss_growth: {peak:.1f} MB")
     print(f"{tag}_peak_rss_growth_vs_file: {peak / file_mb:.2f} x (target {RSS_TARGET_X:g})")
     print(f"{tag}_helper_peak_rss: {helper:.1f} MB")
+    print(f"{tag}_helper_peak_rss_vs_file: {helper / file_mb:.2f} x (target {RSS_TARGET_X:g})")
     sys.stdout.flush()
     runner.shutdown(10000)
     parsepool.shutdown()

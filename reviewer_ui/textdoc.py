@@ -303,18 +303,35 @@ def pretty_file(src_path: str, key: str | None = None) -> tuple:
     maps ``out_path`` read-only and deletes it (``_mapped_document``): nothing big travels
     through the pipe, and nothing big is ever copied into the app's memory. With a ``key``,
     the parsed value of a text up to KEEP_VALUE_BELOW stays in the helper under it, so
-    that the tree (reviewer_ui.treeindex) need not parse the text again."""
-    from reviewer_ui.treeindex import parse_once
+    that the tree (reviewer_ui.treeindex) need not parse the text again. A text above
+    that is printed a piece at a time (reviewer_ui.streamprint) without parsing it whole,
+    unless the tree has parsed it already."""
+    from reviewer_ui import treeindex
 
     if _take_abandoned(src_path):  # the app moved on before the helper came to it
         _discard(src_path)  # (unless the tree read it)
         return ("abandoned",)
     try:
-        # Kept before printing, so the tree need not wait for the print; parsed once even
-        # when the tree brought the same text first (reviewer_ui.treeindex).
-        size, value = parse_once(key, src_path, KEEP_VALUE_BELOW + 1)
-        if size is None:
-            return "error", value
+        try:
+            huge = os.path.getsize(src_path) > KEEP_VALUE_BELOW and not treeindex.known(key)
+        except FileNotFoundError:  # the tree read it: parse_once takes its value
+            huge = False
+        if huge:
+            data = _read_source(src_path)
+            streamed = _print_streamed(data, src_path)
+            if streamed is not None:
+                return streamed
+            try:  # not cut into pieces (see streamprint): parsed whole, which names any problem
+                value = parse_json(data)
+            except ValueError as exc:
+                return "error", str(exc)
+            del data
+        else:
+            # Kept before printing, so the tree need not wait for the print; parsed once even
+            # when the tree brought the same text first (reviewer_ui.treeindex).
+            size, value = treeindex.parse_once(key, src_path, KEEP_VALUE_BELOW + 1)
+            if size is None:
+                return "error", value
         pretty = None
         if orjson is not None:
             try:
@@ -333,6 +350,28 @@ def pretty_file(src_path: str, key: str | None = None) -> tuple:
     with os.fdopen(fd, "wb") as f:
         f.write(pretty)
     _release_freed_memory()
+    return "ok", out_path, starts, firsts, n
+
+
+def _print_streamed(data: bytes, src_path: str) -> tuple | None:
+    """Helper side: ``pretty_file``'s answer for the huge text ``data``, printed a piece at a
+    time (reviewer_ui.streamprint), or None when it must be parsed whole instead."""
+    if orjson is None:
+        return None
+    from reviewer_ui.runtime import gcpolicy
+    from reviewer_ui.streamprint import NotSplittable, Stopped, pretty_file_streamed
+
+    fd, out_path = tempfile.mkstemp(prefix="reviewer-pretty-", suffix=".json")
+    os.close(fd)
+    try:
+        with gcpolicy.paused():  # each piece's objects are freed by reference counting; no cycles
+            starts, firsts, n = pretty_file_streamed(data, out_path, _BlockLines.BLOCK, lambda: src_path in _abandoned)
+    except Stopped:
+        return ("abandoned",)
+    except (NotSplittable, ValueError):  # duplicate keys, big integers, not JSON: parsed whole
+        return None
+    finally:
+        _release_freed_memory()
     return "ok", out_path, starts, firsts, n
 
 
@@ -441,15 +480,20 @@ def _sample(value) -> list:
 def read_handed_over(src_path: str) -> tuple[bytes | None, Any]:
     """Helper side: the JSON text the app wrote to ``src_path`` (``_write_source``; the file
     is deleted) and its parsed value, or ``(None, message)`` when it is not JSON."""
-    try:
-        with open(src_path, "rb") as f:
-            data = f.read()
-    finally:
-        os.unlink(src_path)
+    data = _read_source(src_path)
     try:
         return data, parse_json(data)
     except ValueError as exc:
         return None, str(exc)
+
+
+def _read_source(src_path: str) -> bytes:
+    """Helper side: the bytes of the file the app handed over, which is deleted."""
+    try:
+        with open(src_path, "rb") as f:
+            return f.read()
+    finally:
+        os.unlink(src_path)
 
 
 def _release_freed_memory() -> None:

@@ -136,6 +136,12 @@ def parse_once(key: str | None, src_path: str, keep_below: float = float("inf"))
             mine.set()
 
 
+def known(key: str | None) -> bool:
+    """Helper side: whether the value of ``key`` is kept or being parsed (by the tree)."""
+    with _lock:
+        return key is not None and (key in _values or key in _parsing)
+
+
 def keep_value(key: str, value: Any) -> None:
     """Helper side: keep ``value`` under ``key``, forgetting the oldest beyond KEEP."""
     dropped = []

@@ -1,0 +1,134 @@
+"""Where the members of a JSON container begin and end, found without parsing it (Qt-free).
+
+A huge response parsed whole becomes Python objects taking 7-8 times its text (775 MB
+for a 91.5 MB file). To print such a text, the helper process instead cuts it at the
+commas between a container's members, found by numpy a chunk at a time at C speed, and
+parses one small piece at a time (reviewer_ui.streamprint).
+
+Contract: the text is taken to be JSON. Where it is not, what these functions find is
+unspecified but bounded (an index into the text, or NotSplittable): callers parse every
+piece with a real parser and fall back to one whole parse on any error, which then
+names the problem.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+CHUNK = 256 << 10  # bytes scanned per numpy pass (a few temporary arrays of this length)
+
+_QUOTE, _BACKSLASH, _COMMA = ord('"'), ord("\\"), ord(",")
+_OPEN_ARRAY, _OPEN_OBJECT, _CLOSE_ARRAY, _CLOSE_OBJECT = b"[{]}"
+_WHITESPACE = np.zeros(256, dtype=bool)
+_WHITESPACE[list(b" \t\n\r")] = True
+_KEY = re.compile(rb'[ \t\n\r]*("(?:[^"\\]|\\.)*")[ \t\n\r]*:[ \t\n\r]*', re.DOTALL)
+
+
+class NotSplittable(ValueError):
+    """The text is not laid out as JSON where the scanner looked (unbalanced brackets,
+    an unterminated string): the caller parses it whole instead."""
+
+
+def as_array(data) -> np.ndarray:
+    """The bytes of ``data`` (bytes, bytearray, mmap) as a uint8 array, without copying."""
+    return np.frombuffer(data, dtype=np.uint8)
+
+
+def member_cuts(buf: np.ndarray, start: int, end: int) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets of the commas between the members of the container whose inside (the
+    text between its brackets) is ``buf[start:end]``: commas outside strings and outside
+    nested containers; and, found in the same pass, those one level down (between the
+    members of the members that are containers), both in order. Raises NotSplittable if
+    that inside ends within a string or with brackets unbalanced."""
+    own: list[np.ndarray] = []
+    below: list[np.ndarray] = []
+    in_string = False
+    depth = 0
+    carried_backslashes = 0  # the run of backslashes that ended the previous chunk
+    for chunk_start in range(start, end, CHUNK):
+        chunk = buf[chunk_start : min(chunk_start + CHUNK, end)]
+        quotes = np.flatnonzero(chunk == _QUOTE)
+        backslash = chunk == _BACKSLASH
+        if carried_backslashes or backslash.any():
+            quotes, carried_backslashes = _unescaped(backslash, quotes, carried_backslashes)
+        # Six comparisons are three times faster than a 256-entry lookup table here.
+        opening = (chunk == _OPEN_ARRAY) | (chunk == _OPEN_OBJECT)
+        closing = (chunk == _CLOSE_ARRAY) | (chunk == _CLOSE_OBJECT)
+        structural = np.flatnonzero(opening | closing | (chunk == _COMMA))
+        if structural.size:
+            quotes_before = np.searchsorted(quotes, structural)
+            structural = structural[((quotes_before + in_string) & 1) == 0]  # outside strings
+        if structural.size:
+            step = opening[structural].astype(np.int64) - closing[structural]
+            after = np.cumsum(step) + depth
+            before = after - step
+            if int(after.min()) < 0:
+                raise NotSplittable("a closing bracket with no opening one")
+            comma = step == 0
+            own.append(structural[comma & (before == 0)] + chunk_start)
+            below.append(structural[comma & (before == 1)] + chunk_start)
+            depth = int(after[-1])
+        in_string ^= bool(quotes.size & 1)
+    if in_string:
+        raise NotSplittable("a string is not closed")
+    if depth:
+        raise NotSplittable("a bracket is not closed")
+    return _joined(own), _joined(below)
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+
+
+def within(cuts: np.ndarray, start: int, end: int) -> np.ndarray:
+    """The offsets of the sorted ``cuts`` between ``start`` and ``end``."""
+    return cuts[np.searchsorted(cuts, start) : np.searchsorted(cuts, end)]
+
+
+def _unescaped(backslash: np.ndarray, quotes: np.ndarray, carried: int) -> tuple[np.ndarray, int]:
+    """The quotes of a chunk that end or start strings (not preceded by an odd run of
+    backslashes), and the length of the run of backslashes the chunk ends with."""
+    index = np.arange(backslash.size)
+    last_other = np.maximum.accumulate(np.where(backslash, -1, index))  # last non-backslash so far
+    if quotes.size:
+        before = quotes - 1
+        last = last_other[np.maximum(before, 0)]
+        # A run reaching the chunk's start continues the run the previous chunk ended with.
+        run = np.where(before < 0, carried, np.where(last == -1, before + 1 + carried, before - last))
+        quotes = quotes[(run & 1) == 0]
+    end = int(last_other[-1])
+    tail = backslash.size + carried if end == -1 else backslash.size - 1 - end
+    return quotes, tail
+
+
+def skip_space(buf: np.ndarray, pos: int, end: int) -> int:
+    """The first offset in ``buf[pos:end]`` that is not JSON whitespace, or ``end``."""
+    while pos < end:
+        window = buf[pos : min(pos + 4096, end)]
+        other = np.flatnonzero(~_WHITESPACE[window])
+        if other.size:
+            return pos + int(other[0])
+        pos += window.size
+    return end
+
+
+def trim_space(buf: np.ndarray, start: int, end: int) -> int:
+    """The end of ``buf[start:end]`` without its trailing JSON whitespace."""
+    while end > start:
+        window = buf[max(start, end - 4096) : end]
+        other = np.flatnonzero(~_WHITESPACE[window])
+        if other.size:
+            return end - window.size + int(other[-1]) + 1
+        end -= window.size
+    return start
+
+
+def key_and_value(data, start: int, end: int) -> tuple[bytes, int]:
+    """For the member ``data[start:end]`` of an object: its key as written (quoted) and the
+    offset where its value starts. Raises NotSplittable if it does not start with a key."""
+    match = _KEY.match(data, start, end)
+    if match is None:
+        raise NotSplittable("an object member does not start with a key")
+    return match.group(1), match.end()
