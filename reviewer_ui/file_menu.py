@@ -26,11 +26,13 @@ from PySide6.QtWidgets import (
     QMenu,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
 
 from reviewer_ui.widgets.message_text import MessageText
+from reviewer_ui.widgets.wrapped_label import WrappedLabel
 
 RECENT_KEY = "recentDatabases"
 MAX_RECENT = 8
@@ -167,6 +169,9 @@ class JobDialog(QDialog):
         col.addLayout(self.form)
         col.addWidget(self.progress)
         col.addWidget(self.message)
+        # Height the dialog has to spare (it grew while the progress bar showed, or the user made
+        # it taller) goes above the buttons, never into a gap between the form's rows.
+        col.addStretch(1)
         col.addLayout(buttons)
         self.job = None
         self.result_value = None
@@ -237,9 +242,9 @@ class ImportDialog(JobDialog):
         for name, f in sorted((dataset_formats() if what == "dataset" else run_formats()).items()):
             self.format.addItem(f"{f.label} ({name})", name)
         self.format.currentIndexChanged.connect(self._update_start)
-        self.detected = QLabel("")
+        self.detected = WrappedLabel("")  # as tall as its text: no band of spare height around it
         self.detected.setObjectName("muted")
-        self.detected.setWordWrap(True)
+        self.detected.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.name = QLineEdit()
         self.name.setPlaceholderText("default: from the file name")
         self.form.addRow("Path", self.path_row(self.path, *choosers))
@@ -253,6 +258,7 @@ class ImportDialog(JobDialog):
             self.form.addRow("Answers dataset", self.dataset)
         self.form.addRow("Format", self.format)
         self.form.addRow("", self.detected)
+        self.form.setRowVisible(self.detected, False)  # shown with a detected format, not an empty row
         self.form.addRow("Name", self.name)
         self.start_button.setText("Import")
         self.resize(640, self.sizeHint().height())
@@ -270,15 +276,20 @@ class ImportDialog(JobDialog):
     def _detect(self, text: str) -> None:
         """Say which format the file is in (under Format), or, once, why it cannot be imported
         as it is (in the message line, where it wraps; Import waits for a choice in Format)."""
-        self.detected.setText("")
+        self._show_detected("")
         if self._undetected:
             self._say("")
         self._undetected = False
         self._update_start()
         if text.strip() and Path(text.strip()).exists():
             self.runner.start("file:detect", detect_job, text.strip(), self.what,
-                              on_result=lambda label: self.detected.setText(f"Detected: {label}"),
+                              on_result=lambda label: self._show_detected(f"Detected: {label}"),
                               on_error=lambda exc, _tb: self._not_detected(exc))
+
+    def _show_detected(self, text: str) -> None:
+        """The detected format under Format; its row takes no room while there is none."""
+        self.detected.setText(text)
+        self.form.setRowVisible(self.detected, bool(text))
 
     def _not_detected(self, exc: BaseException) -> None:
         problem = format_problem(exc)

@@ -12,11 +12,11 @@ from reviewer.review.rubric import (
     AMBIGUITY, CHECK_LABELS, DIFFICULTY, MANY_FIX_OPERATIONS, VERDICTS, Draft, Problem, checks_for,
     error_tags_for, problems,
 )
-from reviewer.review.views import AdjudicationView, AnnotationView, Progress, QueueEntry, ReviewSnapshot, Saved
+from reviewer.review.views import AdjudicationView, AnnotationView, Progress, QueueEntry, ReviewedGold, ReviewSnapshot, Saved
 
 __all__ = [
     "AMBIGUITY", "ANNOTATOR_STATUS", "AdjudicationView", "AgreementRule", "AnnotationView", "CHECK_LABELS",
     "DIFFICULTY", "Draft", "ItemState", "MANY_FIX_OPERATIONS", "NotPermitted", "Problem", "Progress",
-    "ProtocolViolation", "QueueEntry", "Review", "ReviewSnapshot", "Saved", "Stage", "VERDICTS", "annotator_status",
+    "ProtocolViolation", "QueueEntry", "Review", "ReviewSnapshot", "ReviewedGold", "Saved", "Stage", "VERDICTS", "annotator_status",
     "checks_for", "differences", "error_tags_for", "may_adjudicate", "problems", "sees_everything",
 ]

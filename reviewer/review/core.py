@@ -37,13 +37,17 @@ from reviewer.review.protocol import (
     sees_everything, settled_rubric, stage_after_submissions, submission,
 )
 from reviewer.review.rubric import AMBIGUITY, VERDICTS, Draft, Problem, problems
-from reviewer.review.views import AdjudicationView, AnnotationView, Progress, QueueEntry, ReviewSnapshot, Saved
+from reviewer.review.views import (
+    AdjudicationView, AnnotationView, Progress, QueueEntry, ReviewedGold, ReviewSnapshot, Saved,
+)
 from reviewer.store import audit
-from reviewer.store.models import Adjudication, Annotation, Assignment, Dataset, Item, ItemReview, Person, utcnow
+from reviewer.store.models import (
+    Adjudication, Annotation, Assignment, AuditEntry, Dataset, Item, ItemReview, Person, utcnow,
+)
 
-item_t, ann_t, adj_t, rev_t, ds_t, person_t, asg_t = (
+item_t, ann_t, adj_t, rev_t, ds_t, person_t, asg_t, audit_t = (
     Item.__table__, Annotation.__table__, Adjudication.__table__, ItemReview.__table__, Dataset.__table__,
-    Person.__table__, Assignment.__table__,
+    Person.__table__, Assignment.__table__, AuditEntry.__table__,
 )
 
 
@@ -299,6 +303,52 @@ class Review:
         submitted = mine is not None and mine.draft.verdict is not None
         status = stage.label if self.sees_everything else annotator_status(stage, submitted)
         return ReviewSnapshot(item_id, stage, mine, others, adj, status, version, firsts)
+
+    def reviewed_gold(self, item_id: int) -> ReviewedGold:
+        """The gold the item's annotators reviewed (adjudicators only): the base their fixes were
+        made against, which an adjudicator compares them with. Not the current gold: a settlement
+        writes the settled gold, and an adjudicator may edit the gold while the item is disputed.
+
+        Annotations do not store the gold they saw; the audit log holds every gold write with the
+        gold before it (reviewer.review.gold.write_gold, and the team trigger's unanimous fix) and
+        every annotation save, numbered in commit order (an annotation save and a gold write both
+        lock the item). The gold an annotator saw at their latest save is the gold before the
+        first gold write after that save, or the current gold when there was none. A settlement
+        writes the gold after every save by construction (a settled item takes no more saves),
+        even where the database logs it first (team mode: the unanimous fix is written by a
+        trigger that runs before the one logging the save); an annotation with no logged save
+        (written by another tool) counts as saved before the first settlement."""
+        self._require_confirmed()
+        if not self.sees_everything:
+            raise NotPermitted(f"only adjudicators see the whole review of an item; {self.viewer} is an {self.role}")
+        with self.store.engine.connect() as conn:
+            current = conn.execute(select(item_t.c.gold).where(item_t.c.id == item_id)).first()
+            if current is None:
+                raise NotFound(f"no item with id {item_id}")
+            anns = dict(conn.execute(select(ann_t.c.id, ann_t.c.annotator).where(
+                ann_t.c.item_id == item_id, ann_t.c.verdict.is_not(None))).all())
+            saves = dict(conn.execute(
+                select(audit_t.c.entity_id, func.max(audit_t.c.id))
+                .where(audit_t.c.entity == "annotation", audit_t.c.entity_id.in_(list(anns)))
+                .group_by(audit_t.c.entity_id)).all()) if anns else {}
+            writes = conn.execute(
+                select(audit_t.c.id, audit_t.c.actor, audit_t.c.before, audit_t.c.after)
+                .where(audit_t.c.entity == "item", audit_t.c.entity_id == item_id, audit_t.c.action == "edit_gold")
+                .order_by(audit_t.c.id)).all()
+
+        def settles(write) -> bool:
+            return write.actor == "auto" or str((write.after or {}).get("reason") or "").startswith("adjudicated")
+
+        def seen_at(save_id: int | None) -> tuple[int, Any]:
+            """(how many gold writes came before the save, the gold it saw)."""
+            for n, write in enumerate(writes):
+                if settles(write) or (save_id is not None and write.id > save_id):
+                    return n, (write.before or {}).get("gold")
+            return len(writes), current.gold
+
+        seen = {name: seen_at(saves.get(ann_id)) for ann_id, name in anns.items()}
+        latest = max(seen.values(), key=lambda s: s[0], default=(len(writes), current.gold))
+        return ReviewedGold(latest[1], {name: gold for name, (_at, gold) in seen.items()})
 
     def states(self, item_ids: list[int]) -> dict[int, ItemState]:
         """The Review column of the item table for these items."""

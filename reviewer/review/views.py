@@ -53,6 +53,27 @@ class ReviewSnapshot:
 
 
 @dataclass(frozen=True)
+class ReviewedGold:
+    """The gold the annotators reviewed (reviewer.review.core.Review.reviewed_gold): what a Fix's
+    patch was made against, which the current gold is not once the item was settled or its gold
+    was edited after they saved.
+
+    ``seen``: annotator -> the gold as it was at that annotator's latest save. ``gold``: the one
+    the latest of those saves saw (the base of the adjudication's three-way view); when the
+    annotators saw different golds (an edit between their saves), ``differs`` is true."""
+
+    gold: Any
+    seen: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def differs(self) -> bool:
+        return any(g != self.gold for g in self.seen.values())
+
+    def of(self, annotator: str) -> Any:
+        return self.seen.get(annotator, self.gold)
+
+
+@dataclass(frozen=True)
 class QueueEntry:
     item_id: int
     record_id: str

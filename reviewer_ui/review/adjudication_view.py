@@ -33,7 +33,7 @@ from reviewer.errors import ReviewerError, StaleWrite
 from reviewer.review import Draft, differences, problems
 from reviewer.review.patch import Merge, apply_patch, merge, touched_paths
 from reviewer.review.rubric import AMBIGUITY, CHECK_LABELS, VERDICTS, checks_for
-from reviewer.review.views import AnnotationView, ReviewSnapshot
+from reviewer.review.views import AnnotationView, ReviewedGold, ReviewSnapshot
 from reviewer_ui import theme
 from reviewer_ui.review.fix_editor import FixEditor, describe_changes, to_text
 from reviewer_ui.review.widgets import Banner, ChoiceRow, rich_label
@@ -250,6 +250,7 @@ class AdjudicationPanel(QWidget):
         self.a: AnnotationView | None = None
         self.b: AnnotationView | None = None
         self.merged: Merge | None = None
+        self.reviewed: ReviewedGold | None = None
         self.expected_version: int | None = None
         self._loading: int | None = None  # the item being read (off the GUI thread)
         self._build()
@@ -461,7 +462,7 @@ class AdjudicationPanel(QWidget):
         self.access.setText(f"Could not read the item: {html.escape(str(exc))}")
         self.access.show()
 
-    def _show_read(self, detail, snapshot: ReviewSnapshot) -> None:
+    def _show_read(self, detail, snapshot: ReviewSnapshot, reviewed: ReviewedGold) -> None:
         self.detail = d = detail
         self.title.setText(f"Adjudication · {d.record_id}")
         self.snapshot = snapshot
@@ -479,7 +480,8 @@ class AdjudicationPanel(QWidget):
         self._show_body(True)
         self.a, self.b = anns[0], anns[1]
         self._show_comparison(d.kind)
-        self._show_three_way(d.gold)
+        self.reviewed = reviewed
+        self._show_three_way(reviewed)
         self.editor.load(d.kind, d.gold, d.schema)
         self._prefill(adj)
         if adj is not None:
@@ -528,13 +530,22 @@ class AdjudicationPanel(QWidget):
         self.reasons.setText("First submissions differ: " + html.escape("; ".join(reasons)) if reasons
                              else "The two first submissions agree (automatic settlement is off for this dataset).")
 
-    def _show_three_way(self, original: Any) -> None:
-        self.panes["original"].show_value("Original gold", original, [])
+    def _show_three_way(self, reviewed: ReviewedGold) -> None:
+        """The gold the annotators reviewed, each one's fix of the gold they saw, and the merge."""
+        original = reviewed.gold
+        notes = []
+        if reviewed.differs:
+            notes = [f"{ann.annotator} saw an earlier gold (edited since)" for ann in (self.a, self.b)
+                     if reviewed.of(ann.annotator) != original]
+        if original != self.detail.gold:
+            notes.append("The current gold differs (settled or edited since the annotators saved)")
+        self.panes["original"].show_value("Original gold", original, notes)
         for key, ann in (("a", self.a), ("b", self.b)):
             if ann.draft.verdict == "fix":
-                value = gold_after(original, ann)
-                notes = describe_changes(original, value, ann.patch)
-                self.panes[key].show_value(f"Fix {key.upper()} ({ann.annotator})", value, notes, original)
+                base = reviewed.of(ann.annotator)
+                value = gold_after(base, ann)
+                notes = describe_changes(base, value, ann.patch)
+                self.panes[key].show_value(f"Fix {key.upper()} ({ann.annotator})", value, notes, base)
             else:
                 self.panes[key].show_value(f"{key.upper()} ({ann.annotator}): {ann.draft.verdict}, no fix", None,
                                            [f"{ann.annotator} did not change the gold"])
@@ -574,11 +585,11 @@ class AdjudicationPanel(QWidget):
     # -- deciding ------------------------------------------------------------------------
 
     def pick(self, which: str) -> None:
-        """Take A's or B's decision, the merge of both fixes, or the original gold."""
-        original = self.detail.gold
+        """Take A's or B's decision, the merge of both fixes, or the gold the annotators reviewed."""
+        original = self.reviewed.gold
         if which in ("a", "b"):
             ann = self.a if which == "a" else self.b
-            self.editor.set_value(gold_after(original, ann))
+            self.editor.set_value(gold_after(self.reviewed.of(ann.annotator), ann))
             self.verdict.set_value(ann.draft.verdict)
             self.ambiguity.set_value(ann.draft.ambiguity)
             self.difficulty.set_value(ann.draft.difficulty)
@@ -589,8 +600,8 @@ class AdjudicationPanel(QWidget):
             self.verdict.set_value("fix")
         else:
             self.editor.set_value(original)
-            if self.verdict.value == "fix":
-                self.verdict.set_value(None)
+            if self.verdict.value == "fix" and original == self.detail.gold:
+                self.verdict.set_value(None)  # nothing to fix (back to it from a settled fix is a Fix)
         self._update_problems()
 
     def _chose_verdict(self, verdict: str) -> None:
@@ -686,8 +697,9 @@ class AdjudicationPanel(QWidget):
 
 
 def _read_item(_ctx, store, review, item_id: int):
-    """Job body (worker thread, no widgets): the item as stored now and its review as ``review`` sees it."""
-    return store.item(item_id), review.snapshot(item_id)
+    """Job body (worker thread, no widgets): the item as stored now, its review as ``review`` sees it
+    and the gold its annotators reviewed (the base of the three-way view, not the current gold)."""
+    return store.item(item_id), review.snapshot(item_id), review.reviewed_gold(item_id)
 
 
 def _adjudicate(_ctx, review, item_id, verdict, final, rationale, rubric, expected_version, item_version, seen):

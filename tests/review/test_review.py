@@ -197,6 +197,47 @@ def test_adjudication_checks_the_item_and_annotation_versions_it_read(store, ite
         Review(store, "alice").set_gold(ids[1], {"answer": "alice's"}, store.item(ids[1]).version)
 
 
+def test_the_gold_the_annotators_reviewed_outlives_settlements_and_later_gold_edits(store, items):
+    """An adjudicator compares the fixes with the gold the annotators saw, not the current one:
+    a settlement writes its gold, and the gold may be edited between or after their saves."""
+    _, ids = items
+    annotate.set_role(store, "carol", "adjudicator")
+    carol = Review(store, "carol")
+    imported = {"answer": "A0", "n": 0}
+    save_annotation(store, ids[0], "alice", fixed({"answer": "X", "n": 0}), None)
+    save_annotation(store, ids[0], "bob", fixed({"answer": "A0", "n": 10}), None)
+    assert carol.reviewed_gold(ids[0]).gold == imported  # nothing written yet: the current gold
+    snap = carol.snapshot(ids[0])
+    carol.adjudicate(ids[0], "fix", {"answer": "X", "n": 10}, "both", {"ambiguity": "low"},
+                     item_version=snap.item_version)
+    assert store.item(ids[0]).gold == {"answer": "X", "n": 10}
+    seen = carol.reviewed_gold(ids[0])  # settled once: still what the annotators saw
+    assert seen.gold == imported and seen.seen == {"alice": imported, "bob": imported} and not seen.differs
+    # settled again, by another decision: the base does not move with it
+    again = carol.snapshot(ids[0])
+    carol.adjudicate(ids[0], "fix", {"answer": "Y", "n": 10}, "Y it is", {"ambiguity": "low"},
+                     expected_version=again.adjudication.version, item_version=again.item_version)
+    assert carol.reviewed_gold(ids[0]).gold == imported
+
+    # a unanimous fix settles in the second save's transaction: the gold they saw is the one before it
+    save_annotation(store, ids[1], "alice", fixed({"answer": "Z", "n": 1}), None)
+    save_annotation(store, ids[1], "bob", fixed({"answer": "Z", "n": 1}), None)
+    assert store.item(ids[1]).gold == {"answer": "Z", "n": 1}
+    assert carol.reviewed_gold(ids[1]).gold == {"answer": "A1", "n": 1}
+
+    # the gold edited between the two saves: each annotator saw their own, the later one is the base
+    save_annotation(store, ids[2], "alice", fixed({"answer": "early", "n": 2}), None)
+    carol.set_gold(ids[2], {"answer": "A2 edited", "n": 2}, store.item(ids[2]).version, "typo")
+    save_annotation(store, ids[2], "bob", Draft(verdict="reject", ambiguity="low", note="no"), None)
+    carol.set_gold(ids[2], {"answer": "after both", "n": 2}, store.item(ids[2]).version, "later edit")
+    seen = carol.reviewed_gold(ids[2])
+    assert seen.seen == {"alice": {"answer": "A2", "n": 2}, "bob": {"answer": "A2 edited", "n": 2}}
+    assert seen.gold == {"answer": "A2 edited", "n": 2} and seen.differs
+    assert seen.of("alice") == {"answer": "A2", "n": 2}
+    with pytest.raises(NotPermitted):  # an annotator sees no other annotation, so no base of theirs
+        Review(store, "alice").reviewed_gold(ids[2])
+
+
 def test_personal_queue_and_progress(store, items):
     dataset_id, ids = items
     assert annotate.next_for(store, dataset_id, "alice") == ids[0]

@@ -203,6 +203,9 @@ def test_a_unanimous_fix_settles_through_the_trigger_without_anyone_reading_the_
     assert settled.resolution == "auto" and settled.final_gold == {"answer": "corrected"}
     owner = Store(team.admin_url)
     assert owner.item(ids[1]).gold == {"answer": "corrected"} and owner.item(ids[1]).version == 2
+    # the adjudicator still sees the gold both annotators fixed (the trigger logs the unanimous
+    # fix before it logs bob's save, in the same transaction)
+    assert carol.reviewed_gold(ids[1]).gold == {"answer": "A1"}
     # bob's second item: a draft without verdict is not a submission
     bob.annotate(ids[4], Draft(note="thinking"), None)
     assert carol.stage(ids[4]) == Stage.NOT_ANNOTATED

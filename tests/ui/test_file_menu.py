@@ -162,3 +162,44 @@ def test_a_run_file_given_as_a_dataset_points_to_import_run(qtbot, window):
     assert "a run of model outputs (NesTools predictions" in texts[0] and "File ▸ Import run" in texts[0], texts[0]
     assert "--format" not in texts[0]
     assert not dialog.start_button.isEnabled()
+
+
+def _gap(dialog, upper, lower) -> int:
+    """Pixels of the dialog between the bottom of ``upper`` and the top of ``lower``."""
+    from PySide6.QtCore import QPoint
+
+    return lower.mapTo(dialog, QPoint(0, 0)).y() - (upper.mapTo(dialog, QPoint(0, 0)).y() + upper.height())
+
+
+def test_the_import_form_has_no_empty_row_under_format(qtbot, window, tmp_path):
+    """Under Format there was an empty row (the detected format's, with nothing detected yet): a
+    blank band between Format and Name. The rows are as far apart as Path and Format are; the
+    detected format takes a row only once there is one, and after an import its message follows
+    the form directly."""
+    dialog = _import_dialog_by_keyboard(qtbot, window)
+    path_row = dialog.path.parentWidget()
+    row_gap = _gap(dialog, path_row, dialog.format)
+    assert _gap(dialog, dialog.format, dialog.name) <= row_gap + 1, "a blank row between Format and Name"
+    assert not dialog.detected.isVisible()
+    wrong = tmp_path / "a-file-whose-format-nobody-could-tell-from-its-content.csv"
+    wrong.write_text("id,question\n1,what?\n")
+    qtbot.keyClicks(dialog.path, str(wrong))  # its message takes two lines: the dialog grows
+    qtbot.waitUntil(lambda: "choose one in Format" in dialog.message.text(), timeout=5000)
+    assert not dialog.detected.isVisible()
+    dialog.path.clear()
+    qtbot.keyClicks(dialog.path, str(DATA_DIR / "schemagen" / "schemagen.jsonl"))
+    qtbot.waitUntil(dialog.detected.isVisible, timeout=5000)
+    assert dialog.detected.text().startswith("Detected: ")
+    assert _gap(dialog, dialog.format, dialog.detected) <= row_gap + 1
+    assert _gap(dialog, dialog.detected, dialog.name) <= row_gap + 1
+    label_x = dialog.detected.mapTo(dialog, dialog.rect().topLeft()).x()
+    assert label_x == dialog.format.mapTo(dialog, dialog.rect().topLeft()).x()  # aligned with the fields
+    qtbot.keyClicks(dialog.name, "imported-twice")
+    dialog.start_button.setFocus()
+    qtbot.keyClick(dialog.start_button, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: dialog.message.text().startswith("Imported"), timeout=20000)
+    # laid out anew once the progress bar is hidden and the message has its height
+    qtbot.waitUntil(lambda: not dialog.progress.isVisible() and dialog.message.height() > 0, timeout=5000)
+    assert _gap(dialog, dialog.name, dialog.message) <= row_gap + 1, "a blank band above the import's message"
+    assert _gap(dialog, dialog.format, dialog.detected) <= row_gap + 1
+    dialog.close()

@@ -5,6 +5,7 @@ changes) and stale decisions."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from reviewer.review import annotate, resolution
 from reviewer.review.annotate import save_annotation, snapshot
@@ -134,3 +135,27 @@ def test_switching_identity_to_adjudicator_opens_it(qtbot, sqlite_store, dataset
     assert view.body.isHidden()
     alice.set_identity("alice", "adjudicator")
     assert not view.body.isHidden() and view.table.rowCount() > 0
+
+
+def test_after_a_settlement_the_original_gold_is_the_one_the_annotators_fixed(qtbot, sqlite_store, dataset,
+                                                                              two_fixes, carol, view_for):
+    """Settled once (the item's gold is now the merge), the item opened again to settle it anew:
+    "Original gold" is still the gold alice and bob saw, each fix is shown against it, and keeping
+    the original puts that gold, not the settled one, in the final gold."""
+    view = view_for(carol)
+    view.pick_merge.click()
+    view.rationale.setPlainText("both fixes are right")
+    with qtbot.waitSignal(view.settled):
+        view.settle_button.click()
+    assert sqlite_store.item(two_fixes).gold == {"answer": "X", "n": 10}
+    view = view_for(carol)  # opened again
+    assert "Already settled by carol" in view.status.text()
+    original = view.panes["original"]
+    assert '"A0"' in original.text.toPlainText() and '"X"' not in original.text.toPlainText()
+    assert "current gold differs" in original.notes.text()
+    fix_a = view.panes["a"].text.toPlainText()
+    assert '"X"' in fix_a and "10" not in fix_a  # A's fix alone, not A's patch on the settled gold
+    assert view.panes["a"].notes.text() == "changed $.answer: &quot;A0&quot; -&gt; &quot;X&quot;"  # one change
+    view.pick_original.setFocus()
+    qtbot.keyClick(view.pick_original, Qt.Key.Key_Space)
+    assert view.editor.value == {"answer": "A0", "n": 0}
