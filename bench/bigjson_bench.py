@@ -8,8 +8,10 @@ Each size runs in a fresh process (so that peak memory is its own) and prints:
   request until the whole document is shown and scrolled to its end (target 50 ms);
 - bigjson_<size>_peak_rss_growth: peak resident memory of the app process (VmHWM) minus
   its size before the file was read, so the text itself counts (target 3x the file);
-- bigjson_<size>_helper_peak_rss: peak of the helper process that parses and prints (its whole
-  resident size, interpreter included), and its ratio to the file (target 3x as well);
+- bigjson_<size>_helper_peak_rss: peak of the helper process that parses and prints, and the
+  growth over its idle size as a ratio to the file (target 3x as well);
+- bigjson_<size>_tree_first_rows / _tree_helper_peak_rss: then opening the tree of the response
+  and reading its top rows and the first 200 records, and the helper's peak after that;
 - peer_<size>_*: the same text pretty-printed beforehand and put in a plain QPlainTextEdit
   (setPlainText until the first paint; the GUI is blocked all that time).
 Ratios to the targets and to the peer are printed beside the figures; ``*_per_mb`` rows show
@@ -68,7 +70,8 @@ def one(size_mb: float) -> None:
     from reviewer_ui import theme
     from reviewer_ui.runtime import parsepool
     from reviewer_ui.runtime.jobs import JobRunner
-    from reviewer_ui.textdoc import prepare_json_text
+    from reviewer_ui.textdoc import ensure_value, prepare_json_text
+    from reviewer_ui.treeindex import rows
     from reviewer_ui.widgets.line_view import LineView
 
     theme.apply(app, "light")
@@ -82,6 +85,7 @@ def one(size_mb: float) -> None:
     with open("/proc/self/clear_refs", "w") as f:
         f.write("5")  # reset the peak (VmHWM) to the current size
     rss0 = status_kb("VmRSS")
+    helper0 = reset_helper_peak_mb()
     text = path.read_text(encoding="utf-8")
     file_mb = path.stat().st_size / 1e6
     painted, completed = [], []
@@ -90,8 +94,9 @@ def one(size_mb: float) -> None:
     meter = StallMeter()
     meter.start()
     t0 = time.perf_counter()
+    opened = []
     runner.start("open", lambda ctx, t: prepare_json_text(t, "the response"), text,
-                 on_result=lambda parsed: view.set_document(parsed.document))
+                 on_result=lambda parsed: (opened.append(parsed), view.set_document(parsed.document)))
     spin_until(app, lambda: bool(painted), timeout=120)
     first = (painted[0] - t0) * 1000
     spin_until(app, lambda: view.document().pending is None and bool(painted), timeout=300)
@@ -105,11 +110,15 @@ def one(size_mb: float) -> None:
     lines = len(view.document())
     assert view.document().lines[lines - 1] == "}", "the last line of the document is shown"
     peak = (status_kb("VmHWM") - rss0) / 1024
-    helper = 0.0
-    executor = parsepool.executor()
-    if executor is not None:
-        for proc in list(executor._processes.values()):
-            helper = max(helper, status_kb("VmHWM", str(proc.pid)) / 1024)
+    helper = helper_peak_mb()
+    # What a user does next: the tree of the response, its top rows and the records' first ones.
+    t1 = time.perf_counter()
+    remote = ensure_value(None, opened[0])
+    top = parsepool.quick(rows, remote.key, (), 0, 200).result()
+    records = parsepool.quick(rows, remote.key, ("records",), 0, 200).result()
+    tree_ms = (time.perf_counter() - t1) * 1000
+    assert [row[0] for row in top] == ["meta", "records"] and len(records) == 200, "the tree shows the rows"
+    tree_helper = helper_peak_mb()
     tag = f"bigjson_{size_mb:g}mb"
     print(f"{tag}_file_size: {file_mb:.1f} MB")
     print(f"{tag}_lines: {lines} lines")
@@ -121,11 +130,34 @@ def one(size_mb: float) -> None:
     print(f"{tag}_max_stall_vs_target: {stall / STALL_TARGET_MS:.2f} ratio")
     print(f"{tag}_peak_rss_growth: {peak:.1f} MB")
     print(f"{tag}_peak_rss_growth_vs_file: {peak / file_mb:.2f} x (target {RSS_TARGET_X:g})")
-    print(f"{tag}_helper_peak_rss: {helper:.1f} MB")
-    print(f"{tag}_helper_peak_rss_vs_file: {helper / file_mb:.2f} x (target {RSS_TARGET_X:g})")
+    print(f"{tag}_helper_peak_rss: {helper:.1f} MB (idle {helper0:.1f} MB)")
+    print(f"{tag}_helper_peak_rss_growth_vs_file: {(helper - helper0) / file_mb:.2f} x (target {RSS_TARGET_X:g})")
+    print(f"{tag}_tree_first_rows: {tree_ms:.1f} ms")
+    print(f"{tag}_tree_helper_peak_rss: {tree_helper:.1f} MB")
+    print(f"{tag}_tree_helper_peak_rss_growth_vs_file: {(tree_helper - helper0) / file_mb:.2f} x (target {RSS_TARGET_X:g})")
     sys.stdout.flush()
     runner.shutdown(10000)
     parsepool.shutdown()
+
+
+def helper_pids() -> list[str]:
+    from reviewer_ui.runtime import parsepool
+
+    executor = parsepool.executor()
+    return [] if executor is None else [str(proc.pid) for proc in list(executor._processes.values())]
+
+
+def helper_peak_mb() -> float:
+    """Peak resident size (VmHWM) of the helper process, in MB."""
+    return max((status_kb("VmHWM", pid) / 1024 for pid in helper_pids()), default=0.0)
+
+
+def reset_helper_peak_mb() -> float:
+    """Reset the helper's peak to its current size, which is returned (MB)."""
+    for pid in helper_pids():
+        with open(f"/proc/{pid}/clear_refs", "w") as f:
+            f.write("5")
+    return helper_peak_mb()
 
 
 def peer(size_mb: float) -> None:

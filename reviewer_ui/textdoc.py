@@ -291,7 +291,10 @@ def pretty_index(text: str) -> tuple[bool, str]:
     return True, pretty_text(value, 2)
 
 
-KEEP_VALUE_BELOW = 32 * 1024 * 1024  # the helper keeps the parsed value of texts up to this, for the tree
+# Texts up to this are parsed whole in the helper, and the value kept for the tree; above
+# it, a text is printed a piece at a time and its tree read from the text (streamprint,
+# spantree): parsed whole, a text takes 7-9 times its size in Python objects.
+PARSED_WHOLE_UP_TO = 4 * 1024 * 1024
 
 
 def pretty_file(src_path: str, key: str | None = None) -> tuple:
@@ -302,36 +305,32 @@ def pretty_file(src_path: str, key: str | None = None) -> tuple:
     few kilobytes whatever the size (``block_index``), or ``("error", message)``. The app
     maps ``out_path`` read-only and deletes it (``_mapped_document``): nothing big travels
     through the pipe, and nothing big is ever copied into the app's memory. With a ``key``,
-    the parsed value of a text up to KEEP_VALUE_BELOW stays in the helper under it, so
+    the parsed value of a text up to PARSED_WHOLE_UP_TO stays in the helper under it, so
     that the tree (reviewer_ui.treeindex) need not parse the text again. A text above
-    that is printed a piece at a time (reviewer_ui.streamprint) without parsing it whole,
-    unless the tree has parsed it already."""
+    that is never parsed whole (unless it must be: see streamprint): it is printed a piece
+    at a time (reviewer_ui.streamprint), and its tree is read from the text
+    (reviewer_ui.spantree), which the helper keeps instead."""
     from reviewer_ui import treeindex
 
     if _take_abandoned(src_path):  # the app moved on before the helper came to it
         _discard(src_path)  # (unless the tree read it)
         return ("abandoned",)
     try:
-        try:
-            huge = os.path.getsize(src_path) > KEEP_VALUE_BELOW and not treeindex.known(key)
-        except FileNotFoundError:  # the tree read it: parse_once takes its value
-            huge = False
-        if huge:
-            data = _read_source(src_path)
-            streamed = _print_streamed(data, src_path)
+        # Kept before printing, so the tree need not wait for the print; parsed once even
+        # when the tree brought the same text first (reviewer_ui.treeindex). A huge text
+        # comes as a SpanTree over its bytes (reviewer_ui.spantree): printed in pieces.
+        size, value = treeindex.parse_once(key, src_path)
+        if size is None:
+            return "error", value
+        if treeindex.is_span_tree(value):
+            streamed = _print_streamed(value.data, src_path)
             if streamed is not None:
                 return streamed
             try:  # not cut into pieces (see streamprint): parsed whole, which names any problem
-                value = parse_json(data)
+                value = parse_json(value.data)
             except ValueError as exc:
+                treeindex.forget_invalid(key, str(exc))
                 return "error", str(exc)
-            del data
-        else:
-            # Kept before printing, so the tree need not wait for the print; parsed once even
-            # when the tree brought the same text first (reviewer_ui.treeindex).
-            size, value = treeindex.parse_once(key, src_path, KEEP_VALUE_BELOW + 1)
-            if size is None:
-                return "error", value
         pretty = None
         if orjson is not None:
             try:
@@ -475,16 +474,6 @@ def _sample(value) -> list:
     """A few members of a container (its first ones), to tell small members from big."""
     members = value.values() if type(value) is dict else value
     return list(islice(members, 8))
-
-
-def read_handed_over(src_path: str) -> tuple[bytes | None, Any]:
-    """Helper side: the JSON text the app wrote to ``src_path`` (``_write_source``; the file
-    is deleted) and its parsed value, or ``(None, message)`` when it is not JSON."""
-    data = _read_source(src_path)
-    try:
-        return data, parse_json(data)
-    except ValueError as exc:
-        return None, str(exc)
 
 
 def _read_source(src_path: str) -> bytes:

@@ -16,7 +16,9 @@ print has not started yet the lane parses the very file handed over for the prin
 (the app does not write the text again), and the print then takes that value: the
 text is parsed once either way. Values let go of are freed a piece at a time
 (reviewer_ui.runtime.disposal.take_apart): freed in one cascade, a 5 MB response held
-the helper's GIL, and so the lane's next answer, for 75-400 ms.
+the helper's GIL, and so the lane's next answer, for 75-400 ms. A text above
+textdoc.PARSED_WHOLE_UP_TO is never parsed whole: what is kept for it is a SpanTree
+(reviewer_ui.spantree), which reads the rows from the text.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -66,9 +69,22 @@ class RemoteJson:
     top: tuple  # (key, preview, type name, size) of the value itself
 
 
-def _row(key: Any, value: Any) -> tuple:
+def row_of(key: Any, value: Any) -> tuple:
+    """The row of ``value`` under ``key``: (key, preview, type name, size)."""
     size = len(value) if isinstance(value, (dict, list)) else 0
     return key, preview(value), type_name(value), size
+
+
+def _top(value: Any) -> tuple:
+    """The top row of a kept value: a parsed one or a huge text's SpanTree."""
+    return value.top_row() if is_span_tree(value) else row_of("$", value)
+
+
+def is_span_tree(value: Any) -> bool:
+    """Whether ``value`` is a huge text's SpanTree (reviewer_ui.spantree), without importing
+    that module (and numpy) for the other texts."""
+    module = sys.modules.get("reviewer_ui.spantree")
+    return module is not None and isinstance(value, module.SpanTree)
 
 
 def open_value(key: str, src_path: str) -> tuple:
@@ -77,13 +93,18 @@ def open_value(key: str, src_path: str) -> tuple:
     size, value = parse_once(key, src_path)
     if size is None:
         return "error", value
-    return "ok", _row("$", value)
+    try:
+        return "ok", _top(value)
+    except ValueError as exc:  # a huge text's top, read from the text, is not JSON
+        forget_invalid(key, str(exc))
+        return "error", str(exc)
 
 
-def parse_once(key: str | None, src_path: str, keep_below: float = float("inf")) -> tuple[int | None, Any]:
+def parse_once(key: str | None, src_path: str) -> tuple[int | None, Any]:
     """Helper side: the parsed value of the JSON text at ``src_path`` (the file is deleted)
-    as ``(size in bytes, value)``, or ``(None, message)`` when it is not JSON. The value
-    is kept under ``key`` when the text is smaller than ``keep_below``.
+    as ``(size in bytes, value)``, or ``(None, message)`` when it is not JSON; the value of
+    a text above textdoc.PARSED_WHOLE_UP_TO is a SpanTree, which holds the text, not its
+    parsed value (``_read_parsed``). The value is kept under ``key``.
 
     The pretty-print (on the helper's queue) and the tree (on its quick lane) may both
     bring the same text under the same key, even the same file: it is parsed once.
@@ -94,38 +115,27 @@ def parse_once(key: str | None, src_path: str, keep_below: float = float("inf"))
     with _lock:
         value = _values.get(key)
         under_way = _parsing.get(key)
-        if key is not None and value is None and under_way is None:
+        known_error = _errors.get(key) if value is None and under_way is None else None
+        if key is not None and value is None and under_way is None and known_error is None:
             mine = _parsing[key] = threading.Event()
+    if known_error is not None:  # found not to be JSON (forget_invalid): not read again
+        _discard_handed_over(src_path)
+        return None, known_error
     if mine is None and key is not None:
         if under_way is not None:
             under_way.wait(PARSE_WAIT_S)
         with _lock:
             value, error = _values.get(key), _errors.pop(key, None)
         if value is not None or error is not None:
-            try:
-                size = os.path.getsize(src_path)
-                os.unlink(src_path)
-            except FileNotFoundError:  # the first one read the same file
-                size = 0
+            size = _discard_handed_over(src_path)
             return (size, value) if error is None else (None, error)
     try:  # first to come (or the first one's text was not kept): parse it
-        from reviewer_ui.runtime import gcpolicy
-        from reviewer_ui.textdoc import read_handed_over
-
-        # The collector off while a million objects are made (a 5 MB text with three parsed
-        # ones kept: 130-350 ms with it, 55-65 ms without), the survivors frozen after.
-        with gcpolicy.paused():
-            data, value = read_handed_over(src_path)
-        if data is None:
+        size, value = _read_parsed(src_path)
+        if size is None:
             if mine is not None:  # for the second one, which may come with the same (deleted) file
-                with _lock:
-                    if len(_errors) >= KEEP:
-                        _errors.clear()
-                    _errors[key] = value
+                _remember_error(key, value)
             return None, value
-        size = len(data)
-        del data
-        if key is not None and size < keep_below:
+        if key is not None:
             keep_value(key, value)
         return size, value
     finally:
@@ -136,10 +146,56 @@ def parse_once(key: str | None, src_path: str, keep_below: float = float("inf"))
             mine.set()
 
 
-def known(key: str | None) -> bool:
-    """Helper side: whether the value of ``key`` is kept or being parsed (by the tree)."""
+def _discard_handed_over(src_path: str) -> int:
+    """Delete a handed-over text another call has read; its size (0 if that call deleted it)."""
+    try:
+        size = os.path.getsize(src_path)
+        os.unlink(src_path)
+    except FileNotFoundError:  # the first one read the same file
+        size = 0
+    return size
+
+
+def _read_parsed(src_path: str) -> tuple[int | None, Any]:
+    """(size, value) of the JSON text handed over in ``src_path`` (deleted), or (None, why
+    it is not JSON). A text above textdoc.PARSED_WHOLE_UP_TO whose top is an object or an
+    array is not parsed: its value is a SpanTree (reviewer_ui.spantree) over the text."""
+    from reviewer_ui.runtime import gcpolicy
+    from reviewer_ui.textdoc import PARSED_WHOLE_UP_TO, _read_source, parse_json
+
+    data = _read_source(src_path)
+    if len(data) > PARSED_WHOLE_UP_TO:
+        from reviewer_ui.jsonspans import NotSplittable
+        from reviewer_ui.spantree import SpanTree
+
+        try:
+            return len(data), SpanTree(data)
+        except NotSplittable:
+            pass  # a huge string or not JSON: parsed whole, which names any problem
+    try:
+        # The collector off while a million objects are made (a 5 MB text with three parsed
+        # ones kept: 130-350 ms with it, 55-65 ms without), the survivors frozen after.
+        with gcpolicy.paused():
+            return len(data), parse_json(data)
+    except ValueError as exc:
+        return None, str(exc)
+
+
+def forget_invalid(key: str | None, message: str) -> None:
+    """Helper side: the text kept under ``key`` (a SpanTree) turned out not to be JSON: drop
+    it and keep ``message`` for the tree, which then says so."""
+    if key is None:
+        return
     with _lock:
-        return key is not None and (key in _values or key in _parsing)
+        _values.pop(key, None)
+    _remember_error(key, message)
+
+
+def _remember_error(key: str, message: str) -> None:
+    with _lock:
+        if len(_errors) >= KEEP:
+            _errors.clear()
+        _errors[key] = message
 
 
 def keep_value(key: str, value: Any) -> None:
@@ -170,7 +226,7 @@ def top_row(key: str, wait: float = PARSE_WAIT_S) -> tuple | None:
     if done is not None:
         done.wait(wait)
     value = kept_value(key)
-    return None if value is None else _row("$", value)
+    return None if value is None else _top(value)
 
 
 def rows(key: str, path: tuple, start: int, count: int) -> list[tuple] | None:
@@ -179,12 +235,19 @@ def rows(key: str, path: tuple, start: int, count: int) -> list[tuple] | None:
     value = kept_value(key)
     if value is None:
         return None
+    if is_span_tree(value):
+        return value.rows(path, start, count)
     for part in path:
         value = value[part]
+    return rows_of(value, start, count)
+
+
+def rows_of(value: Any, start: int, count: int) -> list[tuple]:
+    """Rows ``start`` to ``start + count`` of the members of the parsed ``value``."""
     if isinstance(value, dict):
-        return [_row(k, v) for k, v in itertools.islice(value.items(), start, start + count)]
+        return [row_of(k, v) for k, v in itertools.islice(value.items(), start, start + count)]
     if isinstance(value, list):
-        return [_row(i, value[i]) for i in range(start, min(len(value), start + count))]
+        return [row_of(i, value[i]) for i in range(start, min(len(value), start + count))]
     return []
 
 

@@ -12,7 +12,7 @@ import orjson
 import pytest
 from PySide6.QtCore import QElapsedTimer, QTimer
 
-from reviewer_ui.textdoc import PREVIEW_FROM, ensure_value, pretty_json, prepare_json_text
+from reviewer_ui.textdoc import PARSED_WHOLE_UP_TO, PREVIEW_FROM, ensure_value, pretty_json, prepare_json_text
 from reviewer_ui.treeindex import RemoteJson
 from reviewer_ui.widgets.json_tree_view import JsonTreeView
 from reviewer_ui.widgets.line_view import LineView
@@ -146,18 +146,22 @@ def _tree_of(qtbot, parsed) -> tuple[JsonTreeView, RemoteJson]:
     return view, handle
 
 
-def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot):
+@pytest.mark.parametrize("n", [3_000, 25_000])
+def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot, n):
+    """Either parsed there (up to PARSED_WHOLE_UP_TO) or, bigger, read from the text itself
+    (reviewer_ui.spantree): the user sees the same tree."""
     from reviewer_ui.runtime import parsepool
     from reviewer_ui.treeindex import rows
 
-    text = json.dumps(big_value(3_000))
+    text = json.dumps(big_value(n))
+    assert (len(text) > PARSED_WHOLE_UP_TO) == (n > 3_000)
     parsed = prepare_json_text(text, "the tool response")
     view, handle = _tree_of(qtbot, parsed)
     model = view.model
     top = model.index(0, 0)
     qtbot.waitUntil(lambda: model.rowCount(top) == 2, timeout=10_000)
     labels = [(model.index(r, 0, top).data(), model.index(r, 1, top).data()) for r in range(2)]
-    assert labels == [("meta", "{2 keys}"), ("records", "[3000 items]")]
+    assert labels == [("meta", "{2 keys}"), ("records", f"[{n} items]")]
     records = model.index(1, 0, top)
     view.tree.expand(records)
     qtbot.waitUntil(lambda: model.rowCount(records) >= 500, timeout=10_000)  # a batch at a time
@@ -173,19 +177,19 @@ def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot):
     view.tree.scrollTo(model.index(fetched - 1, 0, records))
     qtbot.waitUntil(lambda: model.rowCount(records) > fetched, timeout=10_000)  # the next batch on scrolling
     assert model.index(fetched, 0, records).data() == f"[{fetched}]"
-    view.grab().save(f"{SHOTS}/big-response-tree.png")
+    view.grab().save(f"{SHOTS}/big-response-tree-{n}.png")
     view.reduced.setChecked(True)
     top = model.index(0, 0)
     qtbot.waitUntil(lambda: model.rowCount(top) == 2, timeout=10_000)
     records = model.index(1, 0, top)
-    assert records.sibling(1, 1).data() == "[3000 items]  (showing 1 of 3000)"
+    assert records.sibling(1, 1).data() == f"[{n} items]  (showing 1 of {n})"
     view.set_value(None)  # leaving the item: the helper lets go of the value
     assert parsepool.quick(rows, handle.key, (), 0, 1).result() is None  # the tree's calls keep their order
     again = ensure_value(None, parsed)  # back to the tree of the same item
     view.set_value(again)
     top = model.index(0, 0)
     qtbot.waitUntil(lambda: model.rowCount(top) == 2, timeout=10_000)
-    assert model.index(1, 1, top).data().startswith("[3000 items]")
+    assert model.index(1, 1, top).data().startswith(f"[{n} items]")
 
 
 def test_moving_on_before_a_big_text_is_read_spares_the_helper_and_coming_back_reads_it(qtbot):
@@ -263,7 +267,7 @@ def test_the_print_and_the_tree_of_one_text_parse_it_once(tmp_path, monkeypatch)
         path.write_text('{"a": [1, 2, 3]}')
         sources.append(str(path))
     printed, asked, reopened = [], [], []
-    printer = threading.Thread(target=lambda: printed.append(parse_once("k-test", sources[0], 1 << 20)))
+    printer = threading.Thread(target=lambda: printed.append(parse_once("k-test", sources[0])))
     printer.start()
     threading.Thread(target=lambda: asked.append(top_row("k-test"))).start()
     threading.Thread(target=lambda: reopened.append(open_value("k-test", sources[1]))).start()

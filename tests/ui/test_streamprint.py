@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from reviewer_ui import jsonspans, textdoc
+from reviewer_ui import jsonspans, textdoc, treeindex
 from reviewer_ui.jsonspans import NotSplittable
 from reviewer_ui.streamprint import BlockIndexWriter, pretty_stream
 
@@ -103,13 +103,15 @@ def test_what_pieces_could_get_wrong_is_refused_for_the_whole_parse(data):
 def _pretty_via_helper_code(tmp_path, text: str) -> tuple:
     src = tmp_path / "src.json"
     src.write_text(text, encoding="utf-8")
-    outcome = textdoc.pretty_file(str(src), "k-stream")
+    key = treeindex.new_key()
+    outcome = textdoc.pretty_file(str(src), key)
     assert not src.exists(), "the handed-over text is deleted"
+    treeindex.close_value(key)
     return outcome
 
 
 def test_a_huge_text_is_printed_in_pieces_and_shown_whole(tmp_path, monkeypatch):
-    monkeypatch.setattr(textdoc, "KEEP_VALUE_BELOW", 1000)
+    monkeypatch.setattr(textdoc, "PARSED_WHOLE_UP_TO", 1000)
     called = []
     import reviewer_ui.streamprint as streamprint
 
@@ -126,7 +128,7 @@ def test_a_huge_text_is_printed_in_pieces_and_shown_whole(tmp_path, monkeypatch)
 
 
 def test_a_huge_text_with_a_duplicate_key_shows_what_one_parse_shows(tmp_path, monkeypatch):
-    monkeypatch.setattr(textdoc, "KEEP_VALUE_BELOW", 100)
+    monkeypatch.setattr(textdoc, "PARSED_WHOLE_UP_TO", 100)
     text = '{"a": [' + ", ".join(str(i) for i in range(200)) + '], "a": "last"}'
     outcome = _pretty_via_helper_code(tmp_path, text)
     assert outcome[0] == "ok"
@@ -135,7 +137,7 @@ def test_a_huge_text_with_a_duplicate_key_shows_what_one_parse_shows(tmp_path, m
 
 
 def test_a_huge_text_that_is_not_json_names_the_line_and_column(tmp_path, monkeypatch):
-    monkeypatch.setattr(textdoc, "KEEP_VALUE_BELOW", 100)
+    monkeypatch.setattr(textdoc, "PARSED_WHOLE_UP_TO", 100)
     text = '{"records": [\n' + ",\n".join(f'{{"id": {i}}}' for i in range(100)) + ',\n{"id": oops}]}'
     outcome = _pretty_via_helper_code(tmp_path, text)
     assert outcome[0] == "error"
@@ -160,7 +162,7 @@ def test_a_huge_text_is_printed_in_under_three_times_its_size(tmp_path):
         open(path, "w").write(text)
         size = len(text)
         del text
-        textdoc.KEEP_VALUE_BELOW = 1 << 20
+        textdoc.PARSED_WHOLE_UP_TO = 1 << 20
         import numpy, orjson, reviewer_ui.streamprint  # their code is not the text's memory
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
@@ -174,3 +176,55 @@ def test_a_huge_text_is_printed_in_under_three_times_its_size(tmp_path):
     size, growth = map(int, out.stdout.split())
     assert size > 10e6
     assert growth < 3 * size, f"printing {size / 1e6:.1f} MB took {growth / 1e6:.1f} MB more"
+
+
+def _all_rows(rows_at, path=(), depth=0) -> list:
+    """Every row of a tree, depth first, asking for them in batches of 3 as the view does."""
+    out, start = [], 0
+    while True:
+        batch = rows_at(path, start, 3)
+        if not batch:
+            return out
+        for key, preview, kind, size in batch:
+            out.append((depth, key, preview, kind, size))
+            if size:
+                out.extend(_all_rows(rows_at, path + (key,), depth + 1))
+        start += len(batch)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_tree_of_a_huge_text_read_from_its_text_is_the_tree_of_its_parsed_value(seed, monkeypatch):
+    from reviewer_ui import spantree
+
+    rng = random.Random(100 + seed)
+    for _ in range(25):
+        value = {f"k{i}": random_value(rng) for i in range(rng.randint(1, 6))} if rng.random() < 0.5 else \
+            [random_value(rng) for _ in range(rng.randint(1, 6))]
+        data = orjson.dumps(value, option=rng.choice([0, orjson.OPT_INDENT_2]))
+        monkeypatch.setattr(spantree, "PIECE", rng.choice([1, 16, 200]))
+        monkeypatch.setattr(jsonspans, "CHUNK", rng.choice([5, 64, 4096]))
+        tree = spantree.SpanTree(data)
+        parsed = orjson.loads(data)
+
+        def parsed_rows(path, start, count):
+            node = parsed
+            for part in path:
+                node = node[part]
+            return treeindex.rows_of(node, start, count)
+
+        assert tree.top_row() == treeindex.row_of("$", parsed)
+        assert _all_rows(tree.rows) == _all_rows(parsed_rows), data[:300]
+
+
+def test_the_tree_of_a_huge_text_that_is_not_json_says_so(tmp_path, monkeypatch):
+    """The print finds the broken member and the tree then names the problem too, instead
+    of showing the members before it as if the text were whole."""
+    monkeypatch.setattr(textdoc, "PARSED_WHOLE_UP_TO", 100)
+    text = '{"records": [' + ", ".join(f'{{"id": {i}}}' for i in range(100)) + ', {"id": oops}]}'
+    src = tmp_path / "src.json"
+    src.write_text(text)
+    key = treeindex.new_key()
+    outcome = textdoc.pretty_file(str(src), key)
+    assert outcome[0] == "error"
+    src.write_text(text)
+    assert treeindex.open_value(key, str(src)) == ("error", outcome[1])
