@@ -19,7 +19,9 @@ from typing import Any
 import numpy as np
 import orjson
 
-from reviewer_ui.jsonspans import NotSplittable, as_array, key_and_value, member_cuts, skip_space, trim_space, within
+from reviewer_ui.jsonspans import (
+    NotSplittable, as_array, bounds_of, key_and_value, member_bounds, offset_type, skip_space, trim_space, within,
+)
 from reviewer_ui.streamprint import PIECE
 
 _OPENERS = (ord("{"), ord("["))
@@ -111,17 +113,17 @@ class SpanTree:
         start, end = span
         found = {}
         if skip_space(self.buf, start + 1, end - 1) == end - 1:
-            bounds = found[span] = np.array([start], dtype=np.int64)
+            bounds = found[span] = np.array([start], dtype=offset_type(self.buf))
         else:
-            cuts, below = member_cuts(self.buf, start + 1, end - 1)
-            bounds = found[span] = np.concatenate(([start], cuts, [end - 1]))
+            bounds, below = member_bounds(self.buf, start, end - 1)
+            found[span] = bounds
             # The same pass found the commas inside the members: the big ones, which the
             # user is likely to open next, need no scan of their own.
             is_object = int(self.buf[start]) == _OPENERS[0]
             for i in np.flatnonzero(np.diff(bounds) > PIECE)[:KEPT_CONTAINERS - 1]:
                 child = self._member(bounds, int(i), is_object)[1]
                 if self._big(child) and skip_space(self.buf, child[0] + 1, child[1] - 1) < child[1] - 1:
-                    found[child] = np.concatenate(([child[0]], within(below, *child), [child[1] - 1]))
+                    found[child] = bounds_of(child[0], within(below, *child), child[1] - 1)
         with self._lock:
             for known, its_bounds in found.items():
                 self._bounds[known] = its_bounds

@@ -20,7 +20,9 @@ from typing import Callable
 import numpy as np
 import orjson
 
-from reviewer_ui.jsonspans import NotSplittable, as_array, key_and_value, member_cuts, skip_space, trim_space, within
+from reviewer_ui.jsonspans import (
+    NotSplittable, as_array, bounds_of, key_and_value, member_bounds, skip_space, trim_space, within,
+)
 
 PIECE = 128 << 10  # bytes of text parsed at a time (about ten times that in objects, briefly)
 MAX_SPLIT_DEPTH = 64  # deeper than this, a big value is parsed whole (or the caller falls back)
@@ -90,9 +92,9 @@ def pretty_stream(data, put: Callable[[bytes], object], piece: int | None = None
     _print_value(data, buf, start, end, 0, put, piece or PIECE)
 
 
-def _print_value(data, buf, start: int, end: int, depth: int, put, piece: int, cuts=None) -> None:
-    """Print the value ``data[start:end]`` at ``depth``; ``cuts``: the commas between its
-    members if its parent's scan found them, else it scans for them."""
+def _print_value(data, buf, start: int, end: int, depth: int, put, piece: int, bounds=None) -> None:
+    """Print the value ``data[start:end]`` at ``depth``; ``bounds``: the offsets around its
+    members (jsonspans.bounds_of) if its parent's scan found them, else it scans for them."""
     opener = int(buf[start])
     if end - start <= piece or opener not in _CLOSER or depth >= MAX_SPLIT_DEPTH:
         put(_indented(orjson.dumps(orjson.loads(memoryview(data)[start:end]), option=orjson.OPT_INDENT_2), depth))
@@ -100,22 +102,23 @@ def _print_value(data, buf, start: int, end: int, depth: int, put, piece: int, c
     if data[end - 1 : end] != _CLOSER[opener]:
         raise NotSplittable("a container does not end with its closing bracket")
     below = None
-    if cuts is None:
-        cuts, below = member_cuts(buf, start + 1, end - 1)
+    if bounds is None:
+        bounds, below = member_bounds(buf, start, end - 1)
     inside = skip_space(buf, start + 1, end - 1)
     if inside == end - 1:  # only whitespace between the brackets
         put(bytes([opener]) + _CLOSER[opener])
         return
     # Member i spans bounds[i] + 1 .. bounds[i + 1] (a comma or a bracket at each bound).
-    bounds = np.concatenate(([start], cuts, [end - 1]))
     is_object = opener == ord("{")
-    keys: set[str] = set()
+    keys = _KeyHashes()
     pad = b"  " * depth
     put(bytes([opener]) + b"\n")
     first, count = 0, len(bounds) - 1
     while first < count:
         # The members that fit in one piece from ``first`` (at least one).
-        last = int(np.searchsorted(bounds, bounds[first] + piece, side="right")) - 1
+        # (The value in the offsets' own type: another type would copy them for each call.)
+        reach = bounds.dtype.type(min(int(bounds[first]) + piece, int(bounds[-1])))
+        last = int(np.searchsorted(bounds, reach, side="right")) - 1
         if first:
             put(b",\n")
         if last <= first + 1 and bounds[first + 1] - bounds[first] > piece:  # one big member
@@ -124,13 +127,12 @@ def _print_value(data, buf, start: int, end: int, depth: int, put, piece: int, c
             if is_object:
                 quoted, member_start = key_and_value(data, member_start, member_end)
                 key = orjson.loads(quoted)
-                if key in keys:
-                    raise NotSplittable("an object has a key twice")
-                keys.add(key)
+                keys.add([key])
                 put(orjson.dumps(key) + b": ")
             member_start = skip_space(buf, member_start, member_end)
             member_end = trim_space(buf, member_start, member_end)
-            inner = None if below is None else within(below, member_start, member_end)
+            inner = None if below is None else bounds_of(member_start, within(below, member_start, member_end),
+                                                         member_end - 1)
             _print_value(data, buf, member_start, member_end, depth + 1, put, piece, inner)
             first += 1
             continue
@@ -140,14 +142,34 @@ def _print_value(data, buf, start: int, end: int, depth: int, put, piece: int, c
         if len(value) != last - first:  # an empty member ("[1,]") or a key twice in the piece
             raise NotSplittable("a member is empty or a key comes twice")
         if is_object:
-            if not keys.isdisjoint(value):
-                raise NotSplittable("an object has a key twice")
-            keys.update(value)
+            keys.add(value)
         printed = orjson.dumps(value, option=orjson.OPT_INDENT_2)
         del value
         put(pad + _indented(printed[2:-2], depth))  # without the brackets' lines: "{\n" ... "\n}"
         first = last
+    if is_object:
+        keys.check()
     put(b"\n" + pad + _CLOSER[opener])
+
+
+class _KeyHashes:
+    """The keys of an object printed in pieces, as 8-byte hashes: a key in two pieces would
+    be printed twice where one parse keeps one (the object's keys as strings took 12 times
+    the text of an object of two million short keys). A hash collision only sends the text
+    to the whole parse."""
+
+    def __init__(self):
+        self._parts: list[np.ndarray] = []
+
+    def add(self, keys) -> None:
+        self._parts.append(np.fromiter(map(hash, keys), dtype=np.int64, count=len(keys)))
+
+    def check(self) -> None:
+        """Raises NotSplittable if a key came twice (within a piece the caller checks)."""
+        if len(self._parts) > 1:
+            hashes = np.concatenate(self._parts)
+            if np.unique(hashes).size != hashes.size:
+                raise NotSplittable("an object has a key twice")
 
 
 def _indented(data: bytes, depth: int) -> bytes:

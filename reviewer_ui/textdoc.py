@@ -254,7 +254,10 @@ def parse_json(text: str) -> Any:
             return orjson.loads(text)
         except orjson.JSONDecodeError:
             pass  # json gives the better message (and accepts big integers)
-    return json.loads(text)
+    try:
+        return json.loads(text)
+    except RecursionError:  # json's parser is recursive: a thousand nested levels exhaust it
+        raise ValueError("nested too deeply to read (more than about 1,000 levels)") from None
 
 
 BIG_TEXT = 256 * 1024  # above this, parse and pretty-print in the helper process
@@ -367,8 +370,8 @@ def _print_streamed(data: bytes, src_path: str) -> tuple | None:
             starts, firsts, n = pretty_file_streamed(data, out_path, _BlockLines.BLOCK, lambda: src_path in _abandoned)
     except Stopped:
         return ("abandoned",)
-    except (NotSplittable, ValueError):  # duplicate keys, big integers, not JSON: parsed whole
-        return None
+    except (NotSplittable, ValueError, orjson.JSONEncodeError):  # duplicate keys, not JSON, nested
+        return None  # deeper than orjson prints (255 levels; it reads 1024): parsed whole
     finally:
         _release_freed_memory()
     return "ok", out_path, starts, firsts, n

@@ -228,3 +228,30 @@ def test_the_tree_of_a_huge_text_that_is_not_json_says_so(tmp_path, monkeypatch)
     assert outcome[0] == "error"
     src.write_text(text)
     assert treeindex.open_value(key, str(src)) == ("error", outcome[1])
+
+
+@pytest.mark.parametrize("data, shown", [
+    # Deeper than orjson prints (255 levels; it reads 1024): the whole parse's printer copes.
+    (b"[" * 300 + b"]" * 300 + b"", "ok"),
+    (b"[" + b"[" * 300 + b"]" * 300 + b"," + b"0," * 3000 + b"0]", "ok"),
+    # Deeper than json's recursive parser reads: an error, not a traceback.
+    (b"[" * 1100 + b"]" * 1100, "error"),
+    # A huge key, with escaped quotes and backslashes in it.
+    (b'{"' + b'\\"a\\\\' * 200_000 + b'": [1, 2], "b": ' + b"[0, 1]," * 0 + b"[" + b"3," * 5000 + b"3]}", "ok"),
+    # Thirty thousand keys, one repeated far apart (pieces apart): one parse keeps one.
+    (b"{" + b",".join(b'"%x": 0' % i for i in range(30_000)) + b', "7": 1}', "ok"),
+])
+def test_odd_huge_texts_are_shown_as_one_parse_shows_them(tmp_path, monkeypatch, data, shown):
+    monkeypatch.setattr(textdoc, "PARSED_WHOLE_UP_TO", 100)
+    src = tmp_path / "src.json"
+    src.write_bytes(data)
+    key = treeindex.new_key()
+    outcome = textdoc.pretty_file(str(src), key)
+    treeindex.close_value(key)
+    assert outcome[0] == shown, outcome[:2]
+    if shown == "ok":
+        doc = textdoc._mapped_document(*outcome[1:])
+        want = textdoc.pretty_text(json.loads(data), 2).split("\n")
+        assert len(doc) == len(want) and doc.lines[len(want) - 1] == want[-1] and doc.lines[1] == want[1]
+    else:
+        assert "nested too deeply" in outcome[1]
