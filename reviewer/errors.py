@@ -29,6 +29,11 @@ class InputError(ReviewerError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
 
+class RunMismatch(InputError):
+    """A file whose outputs would go into a stored run of another model, setup or format.
+    The message names --name (the CLI's); the GUI says it in its own words."""
+
+
 class FormatNotDetected(InputError):
     """No format, or more than one, recognises a file the user did not name a format for.
 
