@@ -102,6 +102,11 @@ def _detects(fmt, path: Path) -> bool:
         return False
 
 
+def run_formats_reading(path: Path) -> list[RunFormat]:
+    """The run formats that recognise ``path`` (a file, or a folder one reads as a whole)."""
+    return [f for f in run_formats().values() if _detects(f, Path(path))]
+
+
 def find_dataset_format(path: Path, name: str | None = None) -> DatasetFormat:
     return _pick(dataset_formats(), name, Path(path), "dataset")
 

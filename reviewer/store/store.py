@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy import case, func, select
 from sqlalchemy.exc import DBAPIError
 
-from reviewer.errors import InputError, NotFound, ReviewerError
-from reviewer.formats.registry import find_dataset_format, find_run_format
+from reviewer.errors import FormatNotDetected, InputError, NotFound, ReviewerError, RunMismatch
+from reviewer.formats.registry import find_dataset_format, find_run_format, run_formats, run_formats_reading
 from reviewer.jobs import JobContext, silent
 from reviewer.store import audit, exporting, import_feed, importing, queries
 from reviewer.store.db import describe, make_engine, resolve_url
@@ -149,11 +149,78 @@ class Store:
         path = Path(path)
         ds = self.dataset(dataset)
         fmt = find_run_format(path, format)
-        if fmt.dataset_format not in ("*", ds.format):
-            raise InputError(path, None, f"{fmt.label} files answer {fmt.dataset_format} datasets, "
-                             f"but dataset {ds.name!r} is {ds.format}")
+        _check_answers(fmt, ds, path)
         ctx = ctx or silent()
         return importing.import_run(self.engine, ds.id, fmt.read(path, ctx), ctx, name=name, actor=actor)
+
+    def import_runs(
+        self, dataset: str | int, path: str | Path, format: str | None = None, name: str | None = None,
+        ctx: JobContext | None = None, actor: str = "import",
+    ) -> importing.RunsImport:
+        """``import_run`` of a file, or of a folder: one that a run format reads as a whole
+        (BFCL's result folder, a NesTools model folder) is one file; any other folder's files
+        are imported one by one, sorted by name: every file the format (named, else detected
+        per file) reads, each into the run its name gives (toolJSON: one run per model and
+        setup) or into ``name``. A folder is imported whole or not at all (one transaction:
+        an error names its file and place and says nothing was imported). The CLI and the
+        File menu both import through this."""
+        path = Path(path)
+        ctx = ctx or silent()
+        ds = self.dataset(dataset)
+        if not path.is_dir() or self._reads_whole(path, format, ds):
+            return importing.RunsImport([(path.name, self.import_run(ds.id, path, format, name, ctx, actor))])
+        chosen = find_run_format(path, format) if format else None
+        if chosen is not None:
+            _check_answers(chosen, ds, path)
+        picked: list[tuple[Path, object]] = []
+        skipped: list[str] = []
+        for file in sorted((p for p in path.iterdir() if p.is_file()), key=lambda p: p.name):
+            ctx.check_cancelled()
+            readers = run_formats_reading(file)
+            if chosen is not None:
+                found = [chosen] if chosen in readers else []
+            else:
+                found = [f for f in readers if f.dataset_format in ("*", ds.format)]
+            if len(found) > 1:
+                raise FormatNotDetected(file, "prediction", sorted(run_formats()), candidates=[f.name for f in found])
+            if found:
+                picked.append((file, found[0]))
+            else:
+                skipped.append(file.name)
+        if not picked:
+            if not skipped:
+                why = "it holds no files (the files of its subfolders are not read)"
+            else:
+                reads = f"{chosen.label} reads" if chosen else f"answers {ds.format} datasets"
+                why = f"none of its {len(skipped)} file(s) is a prediction file that {reads}"
+            raise InputError(path, None, f"no prediction file in this folder: {why}; nothing was imported")
+
+        def parsed():
+            for n, (file, fmt) in enumerate(picked):
+                ctx.check_cancelled()
+                ctx.progress(n, len(picked), f"file {n + 1} of {len(picked)}: {file.name}")
+                yield fmt.read(file, ctx)
+
+        try:
+            summaries = importing.import_runs(self.engine, ds.id, parsed(), ctx, name=name, actor=actor,
+                                              source=str(path))
+        except InputError as exc:
+            if type(exc) not in (InputError, RunMismatch):
+                raise
+            raise type(exc)(exc.path, exc.where, f"{exc.message}; nothing from {path} was imported (a folder is "
+                            f"imported whole or not at all: {len(picked)} prediction files)") from None
+        return importing.RunsImport([(file.name, s) for (file, _), s in zip(picked, summaries)], skipped)
+
+    @staticmethod
+    def _reads_whole(folder: Path, format: str | None, ds: DatasetInfo) -> bool:
+        """Whether a run format (the named one, else the one detected) reads ``folder`` as one run."""
+        if format:
+            fmt = find_run_format(folder, format)
+            return fmt in run_formats_reading(folder)
+        found = [f for f in run_formats_reading(folder) if f.dataset_format in ("*", ds.format)]
+        if len(found) > 1:
+            raise FormatNotDetected(folder, "prediction", sorted(run_formats()), candidates=[f.name for f in found])
+        return bool(found)
 
     def export_dataset(self, dataset: str | int, out: str | Path, ctx: JobContext | None = None) -> list[Path]:
         return exporting.export_dataset(self.engine, self.dataset(dataset).id, Path(out), ctx or silent())
@@ -278,6 +345,13 @@ class Store:
         )
         with self.engine.connect() as conn:
             return [AuditView(a.at, a.actor, a.entity, a.entity_id, a.action, a.before, a.after) for a in conn.execute(stmt)]
+
+
+def _check_answers(fmt, ds: DatasetInfo, path: Path) -> None:
+    """Refuse a prediction format of another benchmark than the dataset's."""
+    if fmt.dataset_format not in ("*", ds.format):
+        raise InputError(path, None, f"{fmt.label} files answer {fmt.dataset_format} datasets, "
+                         f"but dataset {ds.name!r} is {ds.format}")
 
 
 __all__ = ["Store", "utcnow"]
