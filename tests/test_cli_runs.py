@@ -128,9 +128,8 @@ def test_the_official_tooljson_predictions_folder_imports_as_one_run(tmp_path):
     proc = reviewer("import", "run", "generate_qa_pairs", str(mini), "--name", "gpt-4o_code_generation", db=db)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert (f"{mini}: run 'gpt-4o_code_generation' of dataset 'generate_qa_pairs' already holds model "
-            "'Azure/gpt-4o', setup 'code_generation', format tooljson-predictions, but this file has model "
-            "'Azure/gpt-4o-mini'") in proc.stderr
-    assert "(--name)" in proc.stderr
+            "'Azure/gpt-4o', but this file has model 'Azure/gpt-4o-mini'; one run holds one model and setup; "
+            "import the file as a run of another name (--name)") in proc.stderr
     assert db.read_bytes() == before
     # its own file name gives it its own run
     proc = reviewer("import", "run", "generate_qa_pairs", str(mini), db=db)

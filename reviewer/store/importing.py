@@ -574,18 +574,19 @@ def _import_run(conn: Connection, dataset_id: int, parsed: ParsedRun, ctx: JobCo
 def _check_same_run(run, name: str, ds_name: str, stored) -> None:
     """Refuse to add a file's outputs to a stored run of another model, setup or format:
     one run would then mix two models' answers and score as neither."""
-    held = (stored.model, stored.setup, stored.format)
-    given = (run.model, run.setup, run.format)
-    if held == given:
+    fields = [("model", stored.model, run.model), ("setup", stored.setup, run.setup),
+              ("format", stored.format, run.format)]
+    differ = [(key, held, given) for key, held, given in fields if held != given]
+    if not differ:
         return
 
-    def what(model, setup, fmt) -> str:
-        return f"model {model!r}, setup {setup!r}, format {fmt}"
+    def what(values) -> str:  # only what differs: the rest is the same on both sides
+        return ", ".join(f"{key} {value!r}" if key != "format" else f"{key} {value}" for key, value in values)
 
     raise RunMismatch(
         run.source, None,
-        f"run {name!r} of dataset {ds_name!r} already holds {what(*held)}, but this file has {what(*given)}; "
-        "one run must hold one model and setup: import the file as a run of another name (--name)",
+        f"run {name!r} of dataset {ds_name!r} already holds {what((k, h) for k, h, _ in differ)}, but this file "
+        f"has {what((k, g) for k, _, g in differ)}; one run holds one model and setup",
     )
 
 

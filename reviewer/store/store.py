@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy import case, func, select
 from sqlalchemy.exc import DBAPIError
 
-from reviewer.errors import FormatNotDetected, InputError, NotFound, ReviewerError, RunMismatch
-from reviewer.formats.registry import find_dataset_format, find_run_format, run_formats, run_formats_reading
+from reviewer.errors import InputError, NotFound, ReviewerError, RunMismatch
+from reviewer.formats.registry import find_dataset_format, find_run_format, prediction_files, whole_folder_format
 from reviewer.jobs import JobContext, silent
 from reviewer.store import audit, exporting, import_feed, importing, queries
 from reviewer.store.db import describe, make_engine, resolve_url
@@ -167,33 +167,12 @@ class Store:
         path = Path(path)
         ctx = ctx or silent()
         ds = self.dataset(dataset)
-        if not path.is_dir() or self._reads_whole(path, format, ds):
+        if not path.is_dir() or whole_folder_format(path, format, ds.format) is not None:
             return importing.RunsImport([(path.name, self.import_run(ds.id, path, format, name, ctx, actor))])
         chosen = find_run_format(path, format) if format else None
         if chosen is not None:
             _check_answers(chosen, ds, path)
-        picked: list[tuple[Path, object]] = []
-        skipped: list[str] = []
-        for file in sorted((p for p in path.iterdir() if p.is_file()), key=lambda p: p.name):
-            ctx.check_cancelled()
-            readers = run_formats_reading(file)
-            if chosen is not None:
-                found = [chosen] if chosen in readers else []
-            else:
-                found = [f for f in readers if f.dataset_format in ("*", ds.format)]
-            if len(found) > 1:
-                raise FormatNotDetected(file, "prediction", sorted(run_formats()), candidates=[f.name for f in found])
-            if found:
-                picked.append((file, found[0]))
-            else:
-                skipped.append(file.name)
-        if not picked:
-            if not skipped:
-                why = "it holds no files (the files of its subfolders are not read)"
-            else:
-                reads = f"{chosen.label} reads" if chosen else f"answers {ds.format} datasets"
-                why = f"none of its {len(skipped)} file(s) is a prediction file that {reads}"
-            raise InputError(path, None, f"no prediction file in this folder: {why}; nothing was imported")
+        picked, skipped = prediction_files(path, chosen, ds.format, ctx.check_cancelled)
 
         def parsed():
             for n, (file, fmt) in enumerate(picked):
@@ -205,22 +184,14 @@ class Store:
             summaries = importing.import_runs(self.engine, ds.id, parsed(), ctx, name=name, actor=actor,
                                               source=str(path))
         except InputError as exc:
-            if type(exc) not in (InputError, RunMismatch):
-                raise
-            raise type(exc)(exc.path, exc.where, f"{exc.message}; nothing from {path} was imported (a folder is "
-                            f"imported whole or not at all: {len(picked)} prediction files)") from None
+            note = f"; nothing from {path} was imported (a folder is imported whole or not at all: " \
+                   f"{len(picked)} prediction files)"
+            if type(exc) is RunMismatch:
+                raise RunMismatch(exc.path, exc.where, exc.problem, note) from None
+            if type(exc) is InputError:
+                raise InputError(exc.path, exc.where, exc.message + note) from None
+            raise
         return importing.RunsImport([(file.name, s) for (file, _), s in zip(picked, summaries)], skipped)
-
-    @staticmethod
-    def _reads_whole(folder: Path, format: str | None, ds: DatasetInfo) -> bool:
-        """Whether a run format (the named one, else the one detected) reads ``folder`` as one run."""
-        if format:
-            fmt = find_run_format(folder, format)
-            return fmt in run_formats_reading(folder)
-        found = [f for f in run_formats_reading(folder) if f.dataset_format in ("*", ds.format)]
-        if len(found) > 1:
-            raise FormatNotDetected(folder, "prediction", sorted(run_formats()), candidates=[f.name for f in found])
-        return bool(found)
 
     def export_dataset(self, dataset: str | int, out: str | Path, ctx: JobContext | None = None) -> list[Path]:
         return exporting.export_dataset(self.engine, self.dataset(dataset).id, Path(out), ctx or silent())

@@ -99,7 +99,9 @@ def test_a_file_of_another_format_is_refused_from_the_run(store, dataset, predic
     jsonl.write_text(json.dumps({"run": {"name": RUN, "model": "Azure/gpt-4o", "setup": "code_generation"}}) + "\n"
                      + json.dumps({"id": "SECFilingsTaskList_1", "text": "ARS"}) + "\n")
     before = snapshot(store)
-    with pytest.raises(RunMismatch, match="format tooljson-predictions, but this file has .* format outputs-jsonl"):
+    with pytest.raises(RunMismatch, match="already holds format tooljson-predictions, but this file has format "
+                                          "outputs-jsonl; one run holds one model and setup; import the file as "
+                                          r"a run of another name \(--name\)$"):
         store.import_runs(dataset, jsonl, name=RUN)
     assert snapshot(store) == before
 
