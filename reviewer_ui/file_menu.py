@@ -461,7 +461,7 @@ def install(window) -> QMenu:
                                        "Import benchmark items from a file or folder (format detected)")
     window.import_run_action = act("Import run…", "Ctrl+Shift+I",
                                    lambda: open_dialog(window, ImportDialog(window, "run")),
-                                   "Import model outputs (a prediction file) as a run of the current dataset")
+                                   "Import model outputs (a prediction file, or a folder of them) as a run of the current dataset")
     window.export_action = act("Export…", "Ctrl+Shift+E", lambda: open_dialog(window, ExportDialog(window)),
                                "Export the current dataset (its own format, or JSONL)")
     menu.addSeparator()
