@@ -66,9 +66,9 @@ def cmd_import_dataset(args) -> int:
 
 def cmd_import_run(args) -> int:
     store = _store(args)
-    summary = store.import_run(args.dataset, args.path, format=args.format, name=args.name,
-                               ctx=JobContext(_terminal_progress()), actor=args.actor)
-    print(summary.describe())
+    done = store.import_runs(args.dataset, args.path, format=args.format, name=args.name,
+                             ctx=JobContext(_terminal_progress()), actor=args.actor)
+    print("\n".join(done.describe()))
     return EXIT_OK
 
 
@@ -546,11 +546,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="NesTools: the test_api_ids.jsonl file, when it is not beside the data file")
     d.add_argument("--actor", default="import", help="who is importing, for the audit log")
     d.set_defaults(func=cmd_import_dataset)
-    r = isub.add_parser("run", parents=[common], help="import model outputs (a prediction file) as a run")
+    r = isub.add_parser("run", parents=[common],
+                        help="import model outputs (a prediction file, or a folder of them) as a run")
     r.add_argument("dataset", help="the dataset the outputs answer (name or id)")
-    r.add_argument("path", help="the prediction file")
+    r.add_argument("path", help="the prediction file, or a folder: its files are imported in one go, each "
+                                "into the run its name gives (toolJSON: one run per model and setup)")
     r.add_argument("--format", help="prediction format (default: detected)")
-    r.add_argument("--name", help="run name (default: from the file)")
+    r.add_argument("--name", help="run name (default: from the file; for a folder, every file goes into this run)")
     r.add_argument("--actor", default="import", help="who is importing, for the audit log")
     r.set_defaults(func=cmd_import_run)
 

@@ -29,6 +29,17 @@ class InputError(ReviewerError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
 
+class RunMismatch(InputError):
+    """A file whose outputs would go into a stored run of another model, setup or format.
+    The message adds to ``problem`` the CLI's advice (--name) and ``after`` (what else
+    the import says); another front end gives its own advice."""
+
+    def __init__(self, path, where: str | None, problem: str, after: str = ""):
+        self.problem = problem
+        self.after = after
+        super().__init__(path, where, f"{problem}; import the file as a run of another name (--name){after}")
+
+
 class FormatNotDetected(InputError):
     """No format, or more than one, recognises a file the user did not name a format for.
 

@@ -70,7 +70,8 @@ def import_dataset_job(ctx, store, path: str, fmt: str | None, name: str | None)
 
 
 def import_run_job(ctx, store, dataset_id: int, path: str, fmt: str | None, name: str | None):
-    return store.import_run(dataset_id, path, format=fmt, name=name or None, ctx=ctx, actor="gui")
+    """A prediction file or a folder of them (reviewer.store.Store.import_runs, as the CLI)."""
+    return store.import_runs(dataset_id, path, format=fmt, name=name or None, ctx=ctx, actor="gui")
 
 
 def export_job(ctx, store, dataset_id: int, target: str, as_jsonl: bool, gold_only: bool) -> str:
@@ -100,17 +101,27 @@ def _items(n: int) -> str:
 
 
 def detect_job(ctx, path: str, what: str) -> str:
-    from reviewer.formats.registry import find_dataset_format, find_run_format
+    from reviewer.formats.registry import find_dataset_format, find_run_format, prediction_files, whole_folder_format
 
-    found = (find_dataset_format if what == "dataset" else find_run_format)(Path(path))
+    p = Path(path)
+    if what == "run" and p.is_dir() and whole_folder_format(p) is None:
+        # a folder of prediction files: what the import will take from it
+        picked, skipped = prediction_files(p, check=ctx.check_cancelled)
+        labels = ", ".join(sorted({f.label for _, f in picked}))
+        files = f"{len(picked)} prediction file{'s' if len(picked) != 1 else ''}"
+        return f"{files} ({labels})" + (f"; {len(skipped)} other file(s) will be skipped" if skipped else "")
+    found = (find_dataset_format if what == "dataset" else find_run_format)(p)
     return found.label
 
 
 def format_problem(exc: BaseException) -> str | None:
     """The dialog's words for a file whose format could not be told (the core's message names
     the CLI's --format); None for any other error."""
-    from reviewer.errors import FormatNotDetected
+    from reviewer.errors import FormatNotDetected, RunMismatch
 
+    if isinstance(exc, RunMismatch):  # the core's advice names the CLI's --name
+        return (f"{exc.path}: {exc.problem}. Type another run name in Name to import it as a run of its "
+                f"own{exc.after}.")
     if not isinstance(exc, FormatNotDetected):
         return None
     if exc.other is not None:
@@ -222,19 +233,18 @@ class JobDialog(QDialog):
 
 
 class ImportDialog(JobDialog):
-    """Import a dataset (file or folder) or a run (a prediction file) into the open store."""
+    """Import a dataset (file or folder) or a run (a prediction file, or a folder of them) into the open store."""
 
     def __init__(self, window, what: str):
         super().__init__(window, "Import a dataset" if what == "dataset" else "Import a run")
         self.what = what
         self.settings = window.settings
         self.path = QLineEdit()
-        self.path.setPlaceholderText("a file" + (" or folder" if what == "dataset" else ""))
+        self.path.setPlaceholderText("a file or folder" if what == "dataset" else
+                                     "a prediction file, or a folder of them (one run per model and setup)")
         self.path.textChanged.connect(self._detect)
         self._undetected = False  # the file's format could not be told: Import waits for a choice in Format
-        choosers = [("File…", self.choose_file)]
-        if what == "dataset":
-            choosers.append(("Folder…", self.choose_folder))
+        choosers = [("File…", self.choose_file), ("Folder…", self.choose_folder)]
         self.format = QComboBox()
         self.format.addItem(DETECT, None)
         from reviewer.formats.registry import dataset_formats, run_formats
@@ -246,7 +256,8 @@ class ImportDialog(JobDialog):
         self.detected.setObjectName("muted")
         self.detected.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.name = QLineEdit()
-        self.name.setPlaceholderText("default: from the file name")
+        self.name.setPlaceholderText("default: from the file name" if what == "dataset" else
+                                     "default: from each file's name")
         self.form.addRow("Path", self.path_row(self.path, *choosers))
         if what == "run":
             self.dataset = QComboBox()
@@ -321,10 +332,18 @@ class ImportDialog(JobDialog):
             self.run_job(import_run_job, self.window_.store, self.dataset.currentData(), path, fmt, name,
                          on_result=self._imported)
 
-    def _imported(self, summary) -> None:
-        self.result_value = summary
-        self._say(f"Imported {summary.describe()}.")
-        self.window_.store_changed(select_dataset=summary.dataset, select_run=summary.run)
+    def _imported(self, result) -> None:
+        """A dataset's summary, or a run import's (reviewer.store.importing.RunsImport): its
+        lines said, its first run selected."""
+        self.result_value = result
+        if self.what == "dataset":
+            self._say(f"Imported {result.describe()}.")
+            self.window_.store_changed(select_dataset=result.dataset)
+            return
+        lines = result.describe()
+        self._say(f"Imported {lines[0]}." if len(lines) == 1 else "Imported:\n" + "\n".join(lines))
+        first = result.runs()[0]
+        self.window_.store_changed(select_dataset=first.dataset, select_run=first.run)
 
 
 class ExportDialog(JobDialog):
@@ -442,7 +461,7 @@ def install(window) -> QMenu:
                                        "Import benchmark items from a file or folder (format detected)")
     window.import_run_action = act("Import run…", "Ctrl+Shift+I",
                                    lambda: open_dialog(window, ImportDialog(window, "run")),
-                                   "Import model outputs (a prediction file) as a run of the current dataset")
+                                   "Import model outputs (a prediction file, or a folder of them) as a run of the current dataset")
     window.export_action = act("Export…", "Ctrl+Shift+E", lambda: open_dialog(window, ExportDialog(window)),
                                "Export the current dataset (its own format, or JSONL)")
     menu.addSeparator()

@@ -98,3 +98,39 @@ def test_an_empty_tooljson_predictions_file_is_refused(tmp_path):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert f"{empty}: holds no outputs; nothing was imported" in proc.stderr
     assert db.read_bytes() == before
+
+
+def test_the_official_tooljson_predictions_folder_imports_as_one_run(tmp_path):
+    """`reviewer import run DATASET FOLDER` on the real toolJSONprocessing results: the
+    per-endpoint files of gpt-4o make one run covering every item; a file of another model
+    named like them is refused from that run, and the database file is unchanged."""
+    import json
+
+    from tests.conftest import refdata
+
+    data = refdata("toolJSONprocessing", "generate_qa_pairs", "data")
+    preds = refdata("toolJSONprocessing", "_synthetic", "experimental_scripts", "results", "predictions")
+    db = tmp_path / "cli.sqlite3"
+    assert reviewer("import", "dataset", str(data), db=db).returncode == 0
+    proc = reviewer("import", "run", "generate_qa_pairs", str(preds), db=db)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["run 'gpt-4o_code_generation' of dataset 'generate_qa_pairs': 495 outputs "
+                                        "added, 0 already present (from 2 files)"]
+    listed = reviewer("list", "generate_qa_pairs", db=db).stdout.splitlines()
+    assert [line.split() for line in listed[1:] if line.startswith("gpt-4o")] == [
+        ["gpt-4o_code_generation", "Azure/gpt-4o", "code_generation", "495", "0"]]
+    assert not [line for line in listed if line.startswith("last10k") or line.startswith("real-time")]
+
+    mini = tmp_path / next(p.name for p in preds.iterdir()).replace("gpt-4o", "gpt-4o-mini")
+    records = json.loads(next(preds.iterdir()).read_text(encoding="utf-8"))
+    mini.write_text(json.dumps([dict(r, model="Azure/gpt-4o-mini") for r in records]), encoding="utf-8")
+    before = db.read_bytes()
+    proc = reviewer("import", "run", "generate_qa_pairs", str(mini), "--name", "gpt-4o_code_generation", db=db)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert (f"{mini}: run 'gpt-4o_code_generation' of dataset 'generate_qa_pairs' already holds model "
+            "'Azure/gpt-4o', but this file has model 'Azure/gpt-4o-mini'; one run holds one model and setup; "
+            "import the file as a run of another name (--name)") in proc.stderr
+    assert db.read_bytes() == before
+    # its own file name gives it its own run
+    proc = reviewer("import", "run", "generate_qa_pairs", str(mini), db=db)
+    assert proc.returncode == 0 and "run 'gpt-4o-mini_code_generation'" in proc.stdout, proc.stderr

@@ -102,6 +102,63 @@ def _detects(fmt, path: Path) -> bool:
         return False
 
 
+def run_formats_reading(path: Path) -> list[RunFormat]:
+    """The run formats that recognise ``path`` (a file, or a folder one reads as a whole)."""
+    return [f for f in run_formats().values() if _detects(f, Path(path))]
+
+
+def _answers(fmt: RunFormat, dataset_format: str | None) -> bool:
+    return dataset_format is None or fmt.dataset_format in ("*", dataset_format)
+
+
+def whole_folder_format(folder: Path, name: str | None = None, dataset_format: str | None = None) -> RunFormat | None:
+    """The run format that reads ``folder`` as ONE run (BFCL's result folder, a NesTools model
+    folder): the named one if it does, else the one detected (answering ``dataset_format``
+    datasets; None: any); None when the folder is rather a folder of prediction files."""
+    readers = run_formats_reading(folder)
+    if name:
+        fmt = find_run_format(folder, name)
+        return fmt if fmt in readers else None
+    found = [f for f in readers if _answers(f, dataset_format)]
+    if len(found) > 1:
+        raise FormatNotDetected(folder, "prediction", sorted(run_formats()), candidates=[f.name for f in found])
+    return found[0] if found else None
+
+
+def prediction_files(folder: Path, chosen: RunFormat | None = None, dataset_format: str | None = None,
+                     check=lambda: None) -> tuple[list[tuple[Path, RunFormat]], list[str]]:
+    """The files directly in ``folder`` that are predictions, sorted by name, each with the
+    format that reads it (``chosen``, else the one detected that answers ``dataset_format``
+    datasets; None: any), and the names of the other files. A folder with none is an
+    InputError saying why; a file more than one format recognises is FormatNotDetected.
+    ``check`` is called before each file (a job's cancel check)."""
+    folder = Path(folder)
+    picked: list[tuple[Path, RunFormat]] = []
+    skipped: list[str] = []
+    for file in sorted((p for p in folder.iterdir() if p.is_file()), key=lambda p: p.name):
+        check()
+        readers = run_formats_reading(file)
+        if chosen is not None:
+            found = [chosen] if chosen in readers else []
+        else:
+            found = [f for f in readers if _answers(f, dataset_format)]
+        if len(found) > 1:
+            raise FormatNotDetected(file, "prediction", sorted(run_formats()), candidates=[f.name for f in found])
+        if found:
+            picked.append((file, found[0]))
+        else:
+            skipped.append(file.name)
+    if not picked:
+        if not skipped:
+            why = "it holds no files (the files of its subfolders are not read)"
+        else:
+            reads = (f"{chosen.label} reads" if chosen else
+                     f"answers {dataset_format} datasets" if dataset_format else "a known format reads")
+            why = f"none of its {len(skipped)} file(s) is a prediction file that {reads}"
+        raise InputError(folder, None, f"no prediction file in this folder: {why}; nothing was imported")
+    return picked, skipped
+
+
 def find_dataset_format(path: Path, name: str | None = None) -> DatasetFormat:
     return _pick(dataset_formats(), name, Path(path), "dataset")
 

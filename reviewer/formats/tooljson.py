@@ -19,7 +19,10 @@ written as read (``raw``), with gold_answer replaced only when it was edited.
 
 Prediction files are JSON arrays of records carrying ``uid``, ``model``,
 ``setup_type``, ``predicted_answer``, ``model_output``, ``code_exec_status``
-and ``metrics``.
+and ``metrics``. The official results are one file per endpoint, model and setup,
+``{endpoint}_{model}_{setup}_predictions.json``; each is read as run
+``{model}_{setup}`` (see ``run_name``), so a folder of them makes one run per
+model and setup (Store.import_run_folder).
 """
 
 from __future__ import annotations
@@ -477,15 +480,30 @@ class ToolJsonPredictions:
             index, line, rec = first
             _check_prediction(path, index, line, rec)
             model, setup, endpoint = rec.get("model"), rec.get("setup_type"), rec.get("endpoint")
+        # No endpoint in the run's meta: the official results are one file per endpoint, and
+        # the files of one model and setup make one run (run_name), so a run spans endpoints;
+        # each output's raw record keeps its own endpoint (and each item's payload its own).
         run = RunRecord(
-            name=path.stem,
+            name=run_name(path.stem, endpoint),
             format=self.name,
             source=str(path),
             model=model,
             setup=setup,
-            meta={"endpoint": endpoint} if endpoint is not None else {},
         )
         return ParsedRun(run, _iter_outputs(path, first, elements, model, setup, ctx))
+
+
+def run_name(stem: str, endpoint: Any) -> str:
+    """The run a prediction file belongs to: ``{model}_{setup}`` of the official file name
+    ``{endpoint}_{model}_{setup}_predictions`` (the endpoint as its first record names it),
+    so the files of every endpoint of one model and setup import into one run. A name that
+    does not follow that pattern is kept whole."""
+    prefix, suffix = f"{endpoint}_", "_predictions"
+    if isinstance(endpoint, str) and endpoint and stem.startswith(prefix) and stem.endswith(suffix):
+        middle = stem[len(prefix) : -len(suffix)]
+        if middle:
+            return middle
+    return stem
 
 
 def _check_prediction(path: Path, index: int, line: int, rec: Any) -> str:

@@ -28,14 +28,15 @@ import gc
 import json
 import queue
 import threading
+from collections.abc import Iterable
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import func, select, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
-from reviewer.errors import InputError, ReviewerError
+from reviewer.errors import InputError, ReviewerError, RunMismatch
 from reviewer.formats.base import ParsedDataset, ParsedRun, blob_hash
 from reviewer.jobs import JobContext
 from reviewer.store import audit
@@ -80,6 +81,44 @@ class ImportSummary:
             # file of another dataset whose ids happen to overlap shows up here)
             text += f"; the run covers {self.covered} of {self.dataset_items} items"
         return text
+
+
+@dataclass
+class RunsImport:
+    """What one import of prediction files did: a summary per file (in the order they were
+    imported; a file, or a folder read as a whole, is one) and the folder's files no
+    prediction format of the dataset reads."""
+
+    files: list[tuple[str, ImportSummary]]
+    skipped: list[str] = field(default_factory=list)
+
+    def runs(self) -> list[ImportSummary]:
+        """One summary per run, in the order the runs were first met: the counts of its
+        files added up, its coverage after the last of them."""
+        merged: dict[str, ImportSummary] = {}
+        for _, s in self.files:
+            m = merged.get(s.run)
+            if m is None:
+                merged[s.run] = replace(s, changed_in_source=list(s.changed_in_source))
+                continue
+            m.added += s.added
+            m.unchanged += s.unchanged
+            m.changed_in_source += s.changed_in_source
+            m.covered, m.dataset_items = s.covered, s.dataset_items
+        return list(merged.values())
+
+    def describe(self) -> list[str]:
+        """A line per run (with how many files it came from, when more than one), then the
+        skipped files, if any."""
+        counts: dict[str, int] = {}
+        for _, s in self.files:
+            counts[s.run] = counts.get(s.run, 0) + 1
+        lines = [s.describe() + (f" (from {counts[s.run]} files)" if counts[s.run] > 1 else "")
+                 for s in self.runs()]
+        if self.skipped:
+            lines.append(f"skipped {len(self.skipped)} file(s) that are not predictions for this dataset: "
+                         + ", ".join(self.skipped))
+        return lines
 
 
 class _Blobs:
@@ -431,80 +470,124 @@ def import_run(
     Every output must answer an item of the dataset: an unknown id is an error
     naming the line or record, and nothing is written; so is a file with no output.
     Outputs already stored are kept (counted unchanged, or changed in the file), and
-    the summary says how many of the dataset's items the run covers.
+    the summary says how many of the dataset's items the run covers. A run of that
+    name that already exists gets the file's outputs added, unless it holds another
+    model, setup or format (RunMismatch: nothing is written).
     """
+    return import_runs(engine, dataset_id, [parsed], ctx, name=name or parsed.run.name, actor=actor,
+                       source=parsed.run.source)[0]
+
+
+def import_runs(
+    engine: Engine,
+    dataset_id: int,
+    parsed_runs: Iterable[ParsedRun],
+    ctx: JobContext,
+    name: str | None = None,
+    actor: str = "import",
+    source: str = "",
+) -> list[ImportSummary]:
+    """``import_run`` of several prediction files in ONE transaction: all of them are
+    imported, or (on any error, or a cancel) none. ``parsed_runs`` may be a generator, so
+    each file is read when its turn comes. One summary per file, in order; files of the
+    same run name add to the same run (each summary's coverage is the run's after it)."""
+    with _collector_paused(), _database_errors(source, f"run {name!r}" if name else "runs"), engine.begin() as conn:
+        return [_import_run(conn, dataset_id, parsed, ctx, name or parsed.run.name, actor) for parsed in parsed_runs]
+
+
+def _import_run(conn: Connection, dataset_id: int, parsed: ParsedRun, ctx: JobContext, name: str,
+                actor: str) -> ImportSummary:
     run = parsed.run
-    name = name or run.name
-    with _collector_paused(), _database_errors(run.source, f"run {name!r}"), engine.begin() as conn:
-        _lock_for_import(conn, f"run:{dataset_id}:{name}")
-        check_storable(run.source, "run", {"meta": run.meta, "name": name, "model": run.model, "setup": run.setup})
-        ds_name = conn.execute(select(dataset_t.c.name).where(dataset_t.c.id == dataset_id)).scalar_one()
-        row = conn.execute(
-            select(run_t.c.id).where(run_t.c.dataset_id == dataset_id, run_t.c.name == name)
-        ).first()
-        if row is None:
-            run_id = conn.execute(
-                run_t.insert().values(
-                    dataset_id=dataset_id, name=name, format=run.format, source=run.source, model=run.model,
-                    setup=run.setup, config=run.meta, created_at=utcnow(),
-                )
-            ).inserted_primary_key[0]
-            existing: set = set()
-        else:
-            run_id = row.id
-            existing = set(
-                conn.execute(select(output_t.c.item_id, output_t.c.replication).where(output_t.c.run_id == run_id)).all()
+    _lock_for_import(conn, f"run:{dataset_id}:{name}")
+    check_storable(run.source, "run", {"meta": run.meta, "name": name, "model": run.model, "setup": run.setup})
+    ds_name = conn.execute(select(dataset_t.c.name).where(dataset_t.c.id == dataset_id)).scalar_one()
+    row = conn.execute(
+        select(run_t.c.id, run_t.c.model, run_t.c.setup, run_t.c.format)
+        .where(run_t.c.dataset_id == dataset_id, run_t.c.name == name)
+    ).first()
+    if row is None:
+        run_id = conn.execute(
+            run_t.insert().values(
+                dataset_id=dataset_id, name=name, format=run.format, source=run.source, model=run.model,
+                setup=run.setup, config=run.meta, created_at=utcnow(),
             )
-        item_ids = dict(
-            conn.execute(select(item_t.c.record_id, item_t.c.id).where(item_t.c.dataset_id == dataset_id)).all()
+        ).inserted_primary_key[0]
+        existing: set = set()
+    else:
+        _check_same_run(run, name, ds_name, row)
+        run_id = row.id
+        existing = set(
+            conn.execute(select(output_t.c.item_id, output_t.c.replication).where(output_t.c.run_id == run_id)).all()
         )
-        summary = ImportSummary(dataset=ds_name, dataset_id=dataset_id, run=name, run_id=run_id)
-        rows: list[dict] = []
-        stored: list = []  # (item_id, replication, record_id, the file's values) of outputs already stored
-        seen: set = set()
-        for n, out in enumerate(parsed.outputs, 1):
-            where = f"line {out.source_line}" if out.source_line else f"record {out.record_id!r}"
-            item_id = item_ids.get(out.record_id)
-            if item_id is None:
-                raise InputError(run.source, where, f"id {out.record_id!r} is not an item of dataset {ds_name!r}")
-            key = (item_id, out.replication)
-            if key in seen:
-                raise InputError(run.source, where, f"duplicate output for id {out.record_id!r}")
-            seen.add(key)
-            check_storable(run.source, where, {"raw": out.raw, "text": out.text, "prediction": out.prediction,
-                                               "error": out.error, "extra": out.extra})
-            row = {
-                "run_id": run_id, "item_id": item_id, "replication": out.replication, "text": out.text,
-                "prediction": out.prediction, "status": out.status, "error": out.error, "extra": out.extra,
-                "raw": out.raw, "prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens,
-                "cached": False, "created_at": utcnow(),
-            }
-            if key in existing:
-                stored.append((item_id, out.replication, out.record_id, {k: row[k] for k in OUTPUT_FIELDS}))
-                if len(stored) >= CHUNK:
-                    _count_changed_outputs(conn, run_id, stored, summary)
-                    stored.clear()
-                continue
-            rows.append(row)
-            summary.added += 1
-            if len(rows) >= CHUNK:
-                insert_many(conn, output_t, rows)
-                rows.clear()
-            if n % 200 == 0:
-                ctx.check_cancelled()
-                ctx.progress(n, None, f"read {n} outputs")
-        if not seen:
-            # an empty file would leave an empty run (or nothing new) and exit 0: most likely the
-            # wrong file; raising here rolls back the run row made above
-            raise InputError(run.source, None, "holds no outputs; nothing was imported")
-        insert_many(conn, output_t, rows)
-        _count_changed_outputs(conn, run_id, stored, summary)
-        summary.covered = conn.execute(
-            select(func.count(func.distinct(output_t.c.item_id))).where(output_t.c.run_id == run_id)
-        ).scalar()
-        summary.dataset_items = len(item_ids)
-        audit.record(conn, actor, "run", run_id, "import", after={"source": run.source, "added": summary.added})
+    item_ids = dict(
+        conn.execute(select(item_t.c.record_id, item_t.c.id).where(item_t.c.dataset_id == dataset_id)).all()
+    )
+    summary = ImportSummary(dataset=ds_name, dataset_id=dataset_id, run=name, run_id=run_id)
+    rows: list[dict] = []
+    stored: list = []  # (item_id, replication, record_id, the file's values) of outputs already stored
+    seen: set = set()
+    for n, out in enumerate(parsed.outputs, 1):
+        where = f"line {out.source_line}" if out.source_line else f"record {out.record_id!r}"
+        item_id = item_ids.get(out.record_id)
+        if item_id is None:
+            raise InputError(run.source, where, f"id {out.record_id!r} is not an item of dataset {ds_name!r}")
+        key = (item_id, out.replication)
+        if key in seen:
+            raise InputError(run.source, where, f"duplicate output for id {out.record_id!r}")
+        seen.add(key)
+        check_storable(run.source, where, {"raw": out.raw, "text": out.text, "prediction": out.prediction,
+                                           "error": out.error, "extra": out.extra})
+        row = {
+            "run_id": run_id, "item_id": item_id, "replication": out.replication, "text": out.text,
+            "prediction": out.prediction, "status": out.status, "error": out.error, "extra": out.extra,
+            "raw": out.raw, "prompt_tokens": out.prompt_tokens, "completion_tokens": out.completion_tokens,
+            "cached": False, "created_at": utcnow(),
+        }
+        if key in existing:
+            stored.append((item_id, out.replication, out.record_id, {k: row[k] for k in OUTPUT_FIELDS}))
+            if len(stored) >= CHUNK:
+                _count_changed_outputs(conn, run_id, stored, summary)
+                stored.clear()
+            continue
+        rows.append(row)
+        summary.added += 1
+        if len(rows) >= CHUNK:
+            insert_many(conn, output_t, rows)
+            rows.clear()
+        if n % 200 == 0:
+            ctx.check_cancelled()
+            ctx.progress(n, None, f"read {n} outputs")
+    if not seen:
+        # an empty file would leave an empty run (or nothing new) and exit 0: most likely the
+        # wrong file; raising here rolls back the run row made above
+        raise InputError(run.source, None, "holds no outputs; nothing was imported")
+    insert_many(conn, output_t, rows)
+    _count_changed_outputs(conn, run_id, stored, summary)
+    summary.covered = conn.execute(
+        select(func.count(func.distinct(output_t.c.item_id))).where(output_t.c.run_id == run_id)
+    ).scalar()
+    summary.dataset_items = len(item_ids)
+    audit.record(conn, actor, "run", run_id, "import", after={"source": run.source, "added": summary.added})
     return summary
+
+
+def _check_same_run(run, name: str, ds_name: str, stored) -> None:
+    """Refuse to add a file's outputs to a stored run of another model, setup or format:
+    one run would then mix two models' answers and score as neither."""
+    fields = [("model", stored.model, run.model), ("setup", stored.setup, run.setup),
+              ("format", stored.format, run.format)]
+    differ = [(key, held, given) for key, held, given in fields if held != given]
+    if not differ:
+        return
+
+    def what(values) -> str:  # only what differs: the rest is the same on both sides
+        return ", ".join(f"{key} {value!r}" if key != "format" else f"{key} {value}" for key, value in values)
+
+    raise RunMismatch(
+        run.source, None,
+        f"run {name!r} of dataset {ds_name!r} already holds {what((k, h) for k, h, _ in differ)}, but this file "
+        f"has {what((k, g) for k, _, g in differ)}; one run holds one model and setup",
+    )
 
 
 # What an imported output stores from its file, compared on re-import (the rest -- ids,

@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy import case, func, select
 from sqlalchemy.exc import DBAPIError
 
-from reviewer.errors import InputError, NotFound, ReviewerError
-from reviewer.formats.registry import find_dataset_format, find_run_format
+from reviewer.errors import InputError, NotFound, ReviewerError, RunMismatch
+from reviewer.formats.registry import find_dataset_format, find_run_format, prediction_files, whole_folder_format
 from reviewer.jobs import JobContext, silent
 from reviewer.store import audit, exporting, import_feed, importing, queries
 from reviewer.store.db import describe, make_engine, resolve_url
@@ -149,11 +149,49 @@ class Store:
         path = Path(path)
         ds = self.dataset(dataset)
         fmt = find_run_format(path, format)
-        if fmt.dataset_format not in ("*", ds.format):
-            raise InputError(path, None, f"{fmt.label} files answer {fmt.dataset_format} datasets, "
-                             f"but dataset {ds.name!r} is {ds.format}")
+        _check_answers(fmt, ds, path)
         ctx = ctx or silent()
         return importing.import_run(self.engine, ds.id, fmt.read(path, ctx), ctx, name=name, actor=actor)
+
+    def import_runs(
+        self, dataset: str | int, path: str | Path, format: str | None = None, name: str | None = None,
+        ctx: JobContext | None = None, actor: str = "import",
+    ) -> importing.RunsImport:
+        """``import_run`` of a file, or of a folder: one that a run format reads as a whole
+        (BFCL's result folder, a NesTools model folder) is one file; any other folder's files
+        are imported one by one, sorted by name: every file the format (named, else detected
+        per file) reads, each into the run its name gives (toolJSON: one run per model and
+        setup) or into ``name``. A folder is imported whole or not at all (one transaction:
+        an error names its file and place and says nothing was imported). The CLI and the
+        File menu both import through this."""
+        path = Path(path)
+        ctx = ctx or silent()
+        ds = self.dataset(dataset)
+        if not path.is_dir() or whole_folder_format(path, format, ds.format) is not None:
+            return importing.RunsImport([(path.name, self.import_run(ds.id, path, format, name, ctx, actor))])
+        chosen = find_run_format(path, format) if format else None
+        if chosen is not None:
+            _check_answers(chosen, ds, path)
+        picked, skipped = prediction_files(path, chosen, ds.format, ctx.check_cancelled)
+
+        def parsed():
+            for n, (file, fmt) in enumerate(picked):
+                ctx.check_cancelled()
+                ctx.progress(n, len(picked), f"file {n + 1} of {len(picked)}: {file.name}")
+                yield fmt.read(file, ctx)
+
+        try:
+            summaries = importing.import_runs(self.engine, ds.id, parsed(), ctx, name=name, actor=actor,
+                                              source=str(path))
+        except InputError as exc:
+            note = f"; nothing from {path} was imported (a folder is imported whole or not at all: " \
+                   f"{len(picked)} prediction files)"
+            if type(exc) is RunMismatch:
+                raise RunMismatch(exc.path, exc.where, exc.problem, note) from None
+            if type(exc) is InputError:
+                raise InputError(exc.path, exc.where, exc.message + note) from None
+            raise
+        return importing.RunsImport([(file.name, s) for (file, _), s in zip(picked, summaries)], skipped)
 
     def export_dataset(self, dataset: str | int, out: str | Path, ctx: JobContext | None = None) -> list[Path]:
         return exporting.export_dataset(self.engine, self.dataset(dataset).id, Path(out), ctx or silent())
@@ -278,6 +316,13 @@ class Store:
         )
         with self.engine.connect() as conn:
             return [AuditView(a.at, a.actor, a.entity, a.entity_id, a.action, a.before, a.after) for a in conn.execute(stmt)]
+
+
+def _check_answers(fmt, ds: DatasetInfo, path: Path) -> None:
+    """Refuse a prediction format of another benchmark than the dataset's."""
+    if fmt.dataset_format not in ("*", ds.format):
+        raise InputError(path, None, f"{fmt.label} files answer {fmt.dataset_format} datasets, "
+                         f"but dataset {ds.name!r} is {ds.format}")
 
 
 __all__ = ["Store", "utcnow"]

@@ -156,6 +156,10 @@ class OutputsPane(QWidget):
         self.extra.set_document(p.extra or LineDocument([], banner="no other fields"))
         self.set_view_enabled(1, p.prediction is not None)
         self.set_view_enabled(2, p.extra is not None)
+        if o.text is None and o.status == "ok" and p.prediction is not None and self.view_picker.currentIndex() == 0:
+            # a file that records only the answer (toolJSON's official results: model_output null):
+            # show the answer, not an empty "no text" the user has to look past on every item
+            self.view_picker.setCurrentIndex(1)
         self.output_changed.emit(p)
 
     def set_view_enabled(self, index: int, enabled: bool) -> None:

@@ -311,6 +311,22 @@ def test_predictions_read_with_model_setup_and_extras(tmp_path):
     assert lines[start] == "  {" and '"uid": "T_3"' in "\n".join(lines[start : start + 5])
 
 
+@pytest.mark.parametrize("file_name, expected", [
+    (f"{APP}_{EP}_acme-m1_direct_prompting_predictions.json", "acme-m1_direct_prompting"),
+    ("run_predictions.json", "run_predictions"),  # no endpoint in front: the name is kept whole
+    (f"{APP}_{EP}_acme-m1_direct_prompting.json", f"{APP}_{EP}_acme-m1_direct_prompting"),  # no _predictions
+    (f"{APP}_{EP}_predictions.json", f"{APP}_{EP}_predictions"),  # nothing left between them
+])
+def test_run_name_is_model_and_setup_without_endpoint_and_suffix(tmp_path, file_name, expected):
+    """The official results are one file per endpoint; the files of one model and setup make one run."""
+    path = tmp_path / file_name
+    path.write_text(json.dumps([pred("T_1", "Trail Boot")]))
+    run, _ = read_preds(path)
+    assert run.name == expected
+    assert run.meta == {}  # a run spans endpoints: each output's raw record keeps its own
+    assert [o.raw["endpoint"] for o in read_preds(path)[1]] == [f"{APP}_{EP}"]
+
+
 def test_code_exec_status_of_any_type_is_imported_as_read(tmp_path):
     """qa_inference.py stores the generated code's return value in code_exec_status: any JSON type."""
     statuses = [["10-K", "8-K"], 25, 2.5, True, {"k": [1]}, None, "Code execution error"]

@@ -78,7 +78,7 @@ def test_first_day_import_annotate_twice_adjudicate_export(qtbot, tmp_path, sett
         qtbot.waitUntil(lambda: w.current_dataset() is not None and w.model.rowCount() == 5, timeout=5000)
         run = file_dialog_import(qtbot, w, (Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier
                                             | Qt.KeyboardModifier.ShiftModifier), RUN)
-        assert run.run == "struct-tuned-8b"
+        assert [r.run for r in run.runs()] == ["struct-tuned-8b"]
         qtbot.waitUntil(lambda: w.run_box.findText("struct-tuned-8b", Qt.MatchFlag.MatchStartsWith) >= 0,
                         timeout=5000)  # visible without a restart
 
