@@ -182,16 +182,12 @@ def pretty_file_streamed(data, out_path: str, block: int, stop: Callable[[], boo
     (block starts, first lines, line count). On any error the file is removed and the
     error raised (NotSplittable, ValueError, or Stopped when ``stop``, asked before each
     piece, says True)."""
+    from reviewer_ui.textdoc import stoppable
+
     try:
         with open(out_path, "wb") as f:
             writer = BlockIndexWriter(f, block)
-            put = writer.put
-            if stop is not None:
-                def put(piece: bytes) -> None:
-                    if stop():
-                        raise Stopped
-                    writer.put(piece)
-            pretty_stream(data, put)
+            pretty_stream(data, stoppable(writer.put, stop, Stopped))
             return writer.finish()
     except BaseException:
         os.unlink(out_path)

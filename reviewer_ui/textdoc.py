@@ -415,14 +415,22 @@ def pretty_bytes(value: Any, stop: Callable[[], bool] | None = None) -> bytes:
     printed PRINT_SLICE members at a time; the rest whole. ``stop`` is asked before
     each piece: True raises _Abandoned."""
     parts: list[bytes] = []
-    put = parts.append
-    if stop is not None:
-        def put(piece: bytes) -> None:
-            if stop():
-                raise _Abandoned
-            parts.append(piece)
-    print_pieces(value, put)
+    print_pieces(value, stoppable(parts.append, stop, _Abandoned))
     return b"".join(parts)
+
+
+def stoppable(put: Callable[[bytes], object], stop: Callable[[], bool] | None,
+              stopped: type[Exception]) -> Callable[[bytes], object]:
+    """``put``, asking ``stop`` first each time (if given): True raises ``stopped``."""
+    if stop is None:
+        return put
+
+    def put_unless_stopped(piece: bytes) -> None:
+        if stop():
+            raise stopped
+        put(piece)
+
+    return put_unless_stopped
 
 
 def print_pieces(value: Any, put: Callable[[bytes], Any], indent: bool = True) -> None:
