@@ -23,6 +23,7 @@ import orjson
 from reviewer_ui.jsonspans import (
     NotSplittable, as_array, bounds_of, key_and_value, member_bounds, skip_space, trim_space, within,
 )
+from reviewer_ui.textdoc import _indented, stoppable  # (loaded in the helper anyway: it prints the rest)
 
 PIECE = 128 << 10  # bytes of text parsed at a time (about ten times that in objects, briefly)
 MAX_SPLIT_DEPTH = 64  # deeper than this, a big value is parsed whole (or the caller falls back)
@@ -172,18 +173,11 @@ class _KeyHashes:
                 raise NotSplittable("an object has a key twice")
 
 
-def _indented(data: bytes, depth: int) -> bytes:
-    # Raw newlines in orjson's output are all between lines (strings escape theirs).
-    return data.replace(b"\n", b"\n" + b"  " * depth) if depth else data
-
-
 def pretty_file_streamed(data, out_path: str, block: int, stop: Callable[[], bool] | None = None) -> tuple:
     """Pretty-print ``data`` into ``out_path`` (created) and index its lines:
     (block starts, first lines, line count). On any error the file is removed and the
     error raised (NotSplittable, ValueError, or Stopped when ``stop``, asked before each
     piece, says True)."""
-    from reviewer_ui.textdoc import stoppable
-
     try:
         with open(out_path, "wb") as f:
             writer = BlockIndexWriter(f, block)
