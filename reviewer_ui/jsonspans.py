@@ -14,13 +14,16 @@ names the problem.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
+import orjson
 
 CHUNK = 256 << 10  # bytes scanned per numpy pass (a few temporary arrays of this length)
 
 _QUOTE, _BACKSLASH, _COMMA = ord('"'), ord("\\"), ord(",")
 _OPEN_ARRAY, _OPEN_OBJECT, _CLOSE_ARRAY, _CLOSE_OBJECT = b"[{]}"
+_CLOSING = {_OPEN_ARRAY: _CLOSE_ARRAY, _OPEN_OBJECT: _CLOSE_OBJECT}
 _WHITESPACE = np.zeros(256, dtype=bool)
 _WHITESPACE[list(b" \t\n\r")] = True
 # Possessive repeats: a 20 MB key takes 0.17 s and no memory (an alternation per character
@@ -36,6 +39,16 @@ class NotSplittable(ValueError):
 def as_array(data) -> np.ndarray:
     """The bytes of ``data`` (bytes, bytearray, mmap) as a uint8 array, without copying."""
     return np.frombuffer(data, dtype=np.uint8)
+
+
+def root_span(buf: np.ndarray) -> tuple[int, int]:
+    """Where the text's top value starts and ends, whitespace trimmed. Raises NotSplittable
+    unless it is an object or an array that ends with its closing bracket."""
+    start = skip_space(buf, 0, buf.size)
+    end = trim_space(buf, start, buf.size)
+    if start == end or _CLOSING.get(int(buf[start])) != int(buf[end - 1]):
+        raise NotSplittable("the text is not an object or an array")
+    return start, end
 
 
 def member_bounds(buf: np.ndarray, open_at: int, close_at: int) -> tuple[np.ndarray, np.ndarray]:
@@ -108,10 +121,13 @@ def bounds_of(start: int, cuts: np.ndarray, end: int) -> np.ndarray:
     """Offsets around the members of the container whose opening bracket is at ``start`` and
     closing one at ``end``, its member commas being ``cuts``: member i lies between
     bounds[i] and bounds[i + 1]."""
-    bounds = np.empty(cuts.size + 2, dtype=cuts.dtype)
-    bounds[0], bounds[-1] = start, end
-    bounds[1:-1] = cuts
-    return bounds
+    return _joined([cuts], cuts.dtype, start, end)
+
+
+def child_bounds(below: np.ndarray, start: int, end: int) -> np.ndarray:
+    """``bounds_of`` the member container spanning ``start`` to ``end`` (exclusive), from the
+    commas one level down that its parent's ``member_bounds`` found: no scan of its own."""
+    return bounds_of(start, within(below, start, end), end - 1)
 
 
 def within(cuts: np.ndarray, start: int, end: int) -> np.ndarray:
@@ -157,6 +173,22 @@ def trim_space(buf: np.ndarray, start: int, end: int) -> int:
             return end - window.size + int(other[-1]) + 1
         end -= window.size
     return start
+
+
+def member(data, buf: np.ndarray, bounds: np.ndarray, i: int, is_object: bool) -> tuple[Any, int, int]:
+    """Member ``i`` of the container around whose members ``bounds`` lie: (its key, or its
+    index in an array; where its value starts; where it ends, whitespace trimmed). Raises
+    NotSplittable if an object's member does not start with a key, ValueError if it is empty."""
+    start, end = int(bounds[i]) + 1, int(bounds[i + 1])
+    key: Any = i
+    if is_object:
+        quoted, start = key_and_value(data, start, end)
+        key = orjson.loads(quoted)
+    start = skip_space(buf, start, end)
+    end = trim_space(buf, start, end)
+    if start == end:
+        raise ValueError(f"an empty member at byte {start}")
+    return key, start, end
 
 
 def key_and_value(data, start: int, end: int) -> tuple[bytes, int]:

@@ -20,12 +20,11 @@ import numpy as np
 import orjson
 
 from reviewer_ui.jsonspans import (
-    NotSplittable, as_array, bounds_of, key_and_value, member_bounds, offset_type, skip_space, trim_space, within,
+    as_array, child_bounds, key_and_value, member, member_bounds, offset_type, root_span, skip_space,
 )
 from reviewer_ui.streamprint import PIECE
 
 _OPENERS = (ord("{"), ord("["))
-_CLOSERS = {ord("{"): ord("}"), ord("["): ord("]")}
 KEPT_CONTAINERS = 8  # containers whose member offsets are remembered (a few MB at most each)
 
 
@@ -37,11 +36,7 @@ class SpanTree:
     def __init__(self, data: bytes):
         self.data = data
         self.buf = as_array(data)
-        start = skip_space(self.buf, 0, len(data))
-        end = trim_space(self.buf, start, len(data))
-        if start == end or int(self.buf[start]) not in _OPENERS or int(self.buf[end - 1]) != _CLOSERS[int(self.buf[start])]:
-            raise NotSplittable("the text is not an object or an array")
-        self.root = (start, end)
+        self.root = root_span(self.buf)
         self._bounds: OrderedDict[tuple[int, int], np.ndarray] = OrderedDict()
         self._keys: OrderedDict[tuple[int, int], dict[str, int]] = OrderedDict()
         self._lock = threading.Lock()
@@ -123,7 +118,7 @@ class SpanTree:
             for i in np.flatnonzero(np.diff(bounds) > PIECE)[:KEPT_CONTAINERS - 1]:
                 child = self._member(bounds, int(i), is_object)[1]
                 if self._big(child) and skip_space(self.buf, child[0] + 1, child[1] - 1) < child[1] - 1:
-                    found[child] = bounds_of(child[0], within(below, *child), child[1] - 1)
+                    found[child] = child_bounds(below, *child)
         with self._lock:
             for known, its_bounds in found.items():
                 self._bounds[known] = its_bounds
@@ -134,15 +129,7 @@ class SpanTree:
 
     def _member(self, bounds: np.ndarray, i: int, is_object: bool) -> tuple[Any, tuple[int, int]]:
         """(key or index, value span) of member ``i``."""
-        start, end = int(bounds[i]) + 1, int(bounds[i + 1])
-        key: Any = i
-        if is_object:
-            quoted, start = key_and_value(self.data, start, end)
-            key = orjson.loads(quoted)
-        start = skip_space(self.buf, start, end)
-        end = trim_space(self.buf, start, end)
-        if start == end:
-            raise ValueError(f"an empty member at byte {start}")
+        key, start, end = member(self.data, self.buf, bounds, i, is_object)
         return key, (start, end)
 
     def _key_index(self, span: tuple[int, int], bounds: np.ndarray) -> dict[str, int]:

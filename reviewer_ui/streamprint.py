@@ -20,9 +20,7 @@ from typing import Callable
 import numpy as np
 import orjson
 
-from reviewer_ui.jsonspans import (
-    NotSplittable, as_array, bounds_of, key_and_value, member_bounds, skip_space, trim_space, within,
-)
+from reviewer_ui.jsonspans import NotSplittable, as_array, child_bounds, member, member_bounds, root_span, skip_space
 from reviewer_ui.textdoc import _indented, stoppable  # (loaded in the helper anyway: it prints the rest)
 
 PIECE = 128 << 10  # bytes of text parsed at a time (about ten times that in objects, briefly)
@@ -86,10 +84,7 @@ def pretty_stream(data, put: Callable[[bytes], object], piece: int | None = None
     the module's docstring). Raises NotSplittable or ValueError (orjson.JSONDecodeError)
     where one whole parse would differ or fail; ``put`` may have received pieces by then."""
     buf = as_array(data)
-    start = skip_space(buf, 0, len(buf))
-    end = trim_space(buf, start, len(buf))
-    if start == end or buf[start] not in _CLOSER:
-        raise NotSplittable("the text is not an object or an array")
+    start, end = root_span(buf)
     _print_value(data, buf, start, end, 0, put, piece or PIECE)
 
 
@@ -123,17 +118,12 @@ def _print_value(data, buf, start: int, end: int, depth: int, put, piece: int, b
         if first:
             put(b",\n")
         if last <= first + 1 and bounds[first + 1] - bounds[first] > piece:  # one big member
-            member_start, member_end = int(bounds[first]) + 1, int(bounds[first + 1])
+            key, member_start, member_end = member(data, buf, bounds, first, is_object)
             put(pad + b"  ")
             if is_object:
-                quoted, member_start = key_and_value(data, member_start, member_end)
-                key = orjson.loads(quoted)
                 keys.add([key])
                 put(orjson.dumps(key) + b": ")
-            member_start = skip_space(buf, member_start, member_end)
-            member_end = trim_space(buf, member_start, member_end)
-            inner = None if below is None else bounds_of(member_start, within(below, member_start, member_end),
-                                                         member_end - 1)
+            inner = None if below is None else child_bounds(below, member_start, member_end)
             _print_value(data, buf, member_start, member_end, depth + 1, put, piece, inner)
             first += 1
             continue
