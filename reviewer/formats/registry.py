@@ -107,7 +107,8 @@ def run_formats_reading(path: Path) -> list[RunFormat]:
     return [f for f in run_formats().values() if _detects(f, Path(path))]
 
 
-def _answers(fmt: RunFormat, dataset_format: str | None) -> bool:
+def answers(fmt: RunFormat, dataset_format: str | None) -> bool:
+    """Whether ``fmt``'s files answer datasets of ``dataset_format`` (None: any)."""
     return dataset_format is None or fmt.dataset_format in ("*", dataset_format)
 
 
@@ -119,7 +120,7 @@ def whole_folder_format(folder: Path, name: str | None = None, dataset_format: s
     if name:
         fmt = find_run_format(folder, name)
         return fmt if fmt in readers else None
-    found = [f for f in readers if _answers(f, dataset_format)]
+    found = [f for f in readers if answers(f, dataset_format)]
     if len(found) > 1:
         raise FormatNotDetected(folder, "prediction", sorted(run_formats()), candidates=[f.name for f in found])
     return found[0] if found else None
@@ -141,7 +142,7 @@ def prediction_files(folder: Path, chosen: RunFormat | None = None, dataset_form
         if chosen is not None:
             found = [chosen] if chosen in readers else []
         else:
-            found = [f for f in readers if _answers(f, dataset_format)]
+            found = [f for f in readers if answers(f, dataset_format)]
         if len(found) > 1:
             raise FormatNotDetected(file, "prediction", sorted(run_formats()), candidates=[f.name for f in found])
         if found:

@@ -22,7 +22,7 @@ Prediction files are JSON arrays of records carrying ``uid``, ``model``,
 and ``metrics``. The official results are one file per endpoint, model and setup,
 ``{endpoint}_{model}_{setup}_predictions.json``; each is read as run
 ``{model}_{setup}`` (see ``run_name``), so a folder of them makes one run per
-model and setup (Store.import_run_folder).
+model and setup (Store.import_runs).
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ from sqlalchemy import case, func, select
 from sqlalchemy.exc import DBAPIError
 
 from reviewer.errors import InputError, NotFound, ReviewerError, RunMismatch
-from reviewer.formats.registry import find_dataset_format, find_run_format, prediction_files, whole_folder_format
+from reviewer.formats.registry import (
+    answers, find_dataset_format, find_run_format, prediction_files, whole_folder_format,
+)
 from reviewer.jobs import JobContext, silent
 from reviewer.store import audit, exporting, import_feed, importing, queries
 from reviewer.store.db import describe, make_engine, resolve_url
@@ -320,7 +322,7 @@ class Store:
 
 def _check_answers(fmt, ds: DatasetInfo, path: Path) -> None:
     """Refuse a prediction format of another benchmark than the dataset's."""
-    if fmt.dataset_format not in ("*", ds.format):
+    if not answers(fmt, ds.format):
         raise InputError(path, None, f"{fmt.label} files answer {fmt.dataset_format} datasets, "
                          f"but dataset {ds.name!r} is {ds.format}")
 
