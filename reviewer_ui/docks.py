@@ -68,7 +68,7 @@ def on_screen(dock: QDockWidget, window: QMainWindow) -> None:
 def keep_usable(window: QMainWindow, dock: QDockWidget) -> None:
     def settle(floating: bool) -> None:
         # After Qt has finished re-parenting the dock.
-        QTimer.singleShot(0, lambda: on_screen(dock, window) if floating else fit_docked(window, dock))
+        QTimer.singleShot(0, dock, lambda: on_screen(dock, window) if floating else fit_docked(window, dock))
 
     dock.topLevelChanged.connect(settle)
     dock.visibilityChanged.connect(lambda visible: visible and settle(dock.isFloating()))
@@ -105,7 +105,7 @@ class _Regrow(QObject):
     def schedule(self) -> None:
         if not self.pending and self.dock.isVisible():
             self.pending = True
-            QTimer.singleShot(0, self._fit)
+            QTimer.singleShot(0, self, self._fit)
 
     def _fit(self) -> None:
         self.pending = False

@@ -75,7 +75,7 @@ class _FirstPaint(QObject):
     def eventFilter(self, obj, event):  # noqa: N802 - Qt's name
         if event.type() == QEvent.Type.Paint and not self.painted.is_set():
             self.painted.set()
-            QTimer.singleShot(0, lambda: self.widget.removeEventFilter(self))
+            QTimer.singleShot(0, self, lambda: self.widget.removeEventFilter(self))
         return False
 
 

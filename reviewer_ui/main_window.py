@@ -807,7 +807,8 @@ class MainWindow(QMainWindow):
         self.narrow_list.changed()
         self._tab_chain_timer.start()  # the new layout's and review panel's widgets
         # The review panel follows the item (more checks, other tags): its dock follows its width.
-        QTimer.singleShot(0, lambda: docks.fit_docked(self, self.review_dock))
+        # With self as the timer's context: a window closed before it fires (a test's, a quick quit) is not touched.
+        QTimer.singleShot(0, self, lambda: docks.fit_docked(self, self.review_dock))
         # Layouts are built on first use: restore their splitters once they exist.
         for s in self._splitters():
             name = s.objectName()

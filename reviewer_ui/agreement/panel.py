@@ -306,7 +306,7 @@ class AgreementPanel(QWidget):
     def showEvent(self, event) -> None:
         super().showEvent(event)
         if self.stale:
-            QTimer.singleShot(0, self.refresh)
+            QTimer.singleShot(0, self, self.refresh)
 
     def _on_progress(self, p) -> None:
         if p.message:

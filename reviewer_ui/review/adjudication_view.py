@@ -229,7 +229,7 @@ class GoldPane(QWidget):
         self.text.setExtraSelections(selections)
         if self.changed_lines:  # bring the first change into view
             self.text.setTextCursor(QTextCursor(self.text.document().findBlockByNumber(self.changed_lines[0])))
-            QTimer.singleShot(0, self.text.centerCursor)  # once the pane has its size
+            QTimer.singleShot(0, self.text, self.text.centerCursor)  # once the pane has its size
         self.notes.setText("<br>".join(html.escape(n) for n in notes[:8])
                            + (f"<br>… {len(notes) - 8} more" if len(notes) > 8 else ""))
         self._cap_height()  # with the notes in

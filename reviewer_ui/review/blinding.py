@@ -38,11 +38,11 @@ class WindowBlinding(QObject):
         window.item_view.review = session.review
         session.changed.connect(self._identity_changed)
         window.item_view.loaded.connect(self._item_loaded)
-        window.run_box.model().rowsInserted.connect(lambda *_: QTimer.singleShot(0, self.apply))
-        window.filters.disagree.model().rowsInserted.connect(lambda *_: QTimer.singleShot(0, self.apply))
-        window.dataset_box.currentIndexChanged.connect(lambda *_: QTimer.singleShot(0, self.apply))
+        window.run_box.model().rowsInserted.connect(lambda *_: QTimer.singleShot(0, self, self.apply))
+        window.filters.disagree.model().rowsInserted.connect(lambda *_: QTimer.singleShot(0, self, self.apply))
+        window.dataset_box.currentIndexChanged.connect(lambda *_: QTimer.singleShot(0, self, self.apply))
         # a run picked by hand re-enables the filter bar's run filters: turned off again after it
-        window.run_box.currentIndexChanged.connect(lambda *_: QTimer.singleShot(0, self.apply))
+        window.run_box.currentIndexChanged.connect(lambda *_: QTimer.singleShot(0, self, self.apply))
 
     def blind(self) -> bool:
         """Whether the dataset shown is blind to this reviewer. Never reads the database here (on

@@ -321,7 +321,7 @@ class LineView(QAbstractScrollArea):
                 self._paint_text(p, c, index, line, baseline, col0, col1, text_x)
         if longest > doc.max_len:  # big documents only know the longest line seen so far
             doc.max_len = longest
-            QTimer.singleShot(0, self._update_scrollbars)
+            QTimer.singleShot(0, self, self._update_scrollbars)
         if self._gutter_on:
             p.fillRect(QRect(0, top, gw - 4, vp.height() - top), c["gutter_bg"])
             p.setPen(c["gutter"])

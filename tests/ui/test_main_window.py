@@ -182,3 +182,36 @@ def test_job_progress_is_painted_by_the_event_loop_not_inside_the_progress_slot(
         release.set()
     for w in watched:
         w.removeEventFilter(spy)
+
+
+def test_a_window_closed_as_an_item_arrives_raises_nothing_later(qtbot, demo_store, settings):
+    """Showing an item schedules a fit of the review dock for the next turn of the event loop.
+    CI once deleted the window first, and the fit then touched the deleted dock ("Internal C++
+    object already deleted" in the event loop). Deferred calls now carry the window as their
+    context: deleted with it, they never run."""
+    from shiboken6 import delete, isValid
+
+    w = MainWindow(demo_store, settings)  # not given to qtbot: this test deletes it itself
+    w.resize(1366, 768)
+    w.show()
+    qtbot.waitUntil(lambda: bool(w.datasets), timeout=5000)
+    open_dataset(qtbot, w, "tool_qa")
+    w.runner.shutdown(5000)
+    dock = w.review_dock
+    w.item_view.loaded.emit(w.item_view.bundle)  # an item arrives: the dock's fit is scheduled
+    delete(w)  # and the window goes before the event loop turns again
+    assert not isValid(dock)
+    # pytest-qt fails the test on any exception raised in the event loop from here on
+    for _turn in range(3):
+        with qtbot.waitSignal(_next_turn(), timeout=2000):
+            pass
+
+
+def _next_turn():
+    """A signal emitted on the event loop's next turn (after what is already queued for it)."""
+    from PySide6.QtCore import QTimer
+
+    timer = QTimer(singleShot=True, interval=0)
+    timer.start()
+    _next_turn.keep = timer
+    return timer.timeout
