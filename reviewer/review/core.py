@@ -325,30 +325,7 @@ class Review:
             current = conn.execute(select(item_t.c.gold).where(item_t.c.id == item_id)).first()
             if current is None:
                 raise NotFound(f"no item with id {item_id}")
-            anns = dict(conn.execute(select(ann_t.c.id, ann_t.c.annotator).where(
-                ann_t.c.item_id == item_id, ann_t.c.verdict.is_not(None))).all())
-            saves = dict(conn.execute(
-                select(audit_t.c.entity_id, func.max(audit_t.c.id))
-                .where(audit_t.c.entity == "annotation", audit_t.c.entity_id.in_(list(anns)))
-                .group_by(audit_t.c.entity_id)).all()) if anns else {}
-            writes = conn.execute(
-                select(audit_t.c.id, audit_t.c.actor, audit_t.c.before, audit_t.c.after)
-                .where(audit_t.c.entity == "item", audit_t.c.entity_id == item_id, audit_t.c.action == "edit_gold")
-                .order_by(audit_t.c.id)).all()
-
-        def settles(write) -> bool:
-            return write.actor == "auto" or str((write.after or {}).get("reason") or "").startswith("adjudicated")
-
-        def seen_at(save_id: int | None) -> tuple[int, Any]:
-            """(how many gold writes came before the save, the gold it saw)."""
-            for n, write in enumerate(writes):
-                if settles(write) or (save_id is not None and write.id > save_id):
-                    return n, (write.before or {}).get("gold")
-            return len(writes), current.gold
-
-        seen = {name: seen_at(saves.get(ann_id)) for ann_id, name in anns.items()}
-        latest = max(seen.values(), key=lambda s: s[0], default=(len(writes), current.gold))
-        return ReviewedGold(latest[1], {name: gold for name, (_at, gold) in seen.items()})
+            return _reviewed_gold(conn, item_id, current.gold)
 
     def states(self, item_ids: list[int]) -> dict[int, ItemState]:
         """The Review column of the item table for these items."""
@@ -529,7 +506,9 @@ class Review:
     def adjudicate(self, item_id: int, verdict: str, final_gold: Any, rationale: str, rubric: dict | None = None,
                    expected_version: int | None = None, item_version: int | None = None,
                    annotation_versions: dict[str, int] | None = None) -> AdjudicationView:
-        """Settle an item (adjudicators only), with a rationale.
+        """Settle an item (adjudicators only), with a rationale. The item's gold becomes
+        ``final_gold`` for Fix; for Pass and Reject, the gold the annotators reviewed
+        (``reviewed_gold``), whatever an earlier settlement or edit wrote since.
 
         Checks every version the adjudicator read: the adjudication's (``expected_version``,
         None when there was none), the item's (``item_version``, whose gold the final gold is
@@ -560,7 +539,9 @@ class Review:
                         raise StaleWrite(f"{who}'s annotation of item {item_id}", annotation_versions.get(who) or 0,
                                          now.get(who) or 0)
             if verdict != "fix":
-                final_gold = item.gold
+                # Pass and Reject judge the gold the annotators reviewed, and it stands: not the current
+                # gold, which a settlement as Fix (settled again now) or an edit in the dispute replaced.
+                final_gold = _reviewed_gold(conn, item_id, item.gold).gold
             values = dict(verdict=verdict, final_gold=final_gold, rubric=rubric, adjudicator=self.viewer,
                           rationale=rationale, resolution="manual", updated_at=utcnow())
             if current is None:
@@ -582,6 +563,34 @@ class Review:
         with self.store.engine.begin() as conn:
             _lock_item(conn, item_id, False)
             return write_gold(conn, item_id, gold, self.viewer, expected_version, reason, skip_unchanged=False)
+
+
+def _reviewed_gold(conn, item_id: int, current_gold: Any) -> ReviewedGold:
+    """Review.reviewed_gold on an open connection (``current_gold``: the item's gold now)."""
+    anns = dict(conn.execute(select(ann_t.c.id, ann_t.c.annotator).where(
+        ann_t.c.item_id == item_id, ann_t.c.verdict.is_not(None))).all())
+    saves = dict(conn.execute(
+        select(audit_t.c.entity_id, func.max(audit_t.c.id))
+        .where(audit_t.c.entity == "annotation", audit_t.c.entity_id.in_(list(anns)))
+        .group_by(audit_t.c.entity_id)).all()) if anns else {}
+    writes = conn.execute(
+        select(audit_t.c.id, audit_t.c.actor, audit_t.c.before, audit_t.c.after)
+        .where(audit_t.c.entity == "item", audit_t.c.entity_id == item_id, audit_t.c.action == "edit_gold")
+        .order_by(audit_t.c.id)).all()
+
+    def settles(write) -> bool:
+        return write.actor == "auto" or str((write.after or {}).get("reason") or "").startswith("adjudicated")
+
+    def seen_at(save_id: int | None) -> tuple[int, Any]:
+        """(how many gold writes came before the save, the gold it saw)."""
+        for n, write in enumerate(writes):
+            if settles(write) or (save_id is not None and write.id > save_id):
+                return n, (write.before or {}).get("gold")
+        return len(writes), current_gold
+
+    seen = {name: seen_at(saves.get(ann_id)) for ann_id, name in anns.items()}
+    latest = max(seen.values(), key=lambda s: s[0], default=(len(writes), current_gold))
+    return ReviewedGold(latest[1], {name: gold for name, (_at, gold) in seen.items()})
 
 
 def _audit_form(m) -> dict:

@@ -482,7 +482,9 @@ class AdjudicationPanel(QWidget):
         self._show_comparison(d.kind)
         self.reviewed = reviewed
         self._show_three_way(reviewed)
-        self.editor.load(d.kind, d.gold, d.schema)
+        # The final gold is edited as a fix of the gold the annotators reviewed, as their fixes were:
+        # the item's gold now may be an earlier settlement's fix, which settling again as Fix keeps.
+        self.editor.load(d.kind, reviewed.gold, d.schema, current=d.gold)
         self._prefill(adj)
         if adj is not None:
             who = "automatically" if adj.resolution == "auto" else f"by {adj.adjudicator}"
@@ -600,8 +602,8 @@ class AdjudicationPanel(QWidget):
             self.verdict.set_value("fix")
         else:
             self.editor.set_value(original)
-            if self.verdict.value == "fix" and original == self.detail.gold:
-                self.verdict.set_value(None)  # nothing to fix (back to it from a settled fix is a Fix)
+            if self.verdict.value == "fix":
+                self.verdict.set_value(None)  # the gold unchanged is no Fix: Pass or Reject
         self._update_problems()
 
     def _chose_verdict(self, verdict: str) -> None:

@@ -197,6 +197,39 @@ def test_adjudication_checks_the_item_and_annotation_versions_it_read(store, ite
         Review(store, "alice").set_gold(ids[1], {"answer": "alice's"}, store.item(ids[1]).version)
 
 
+def test_settled_again_as_pass_or_reject_the_reviewed_gold_stands_again(store, items):
+    """A Pass or Reject judges the gold the annotators reviewed. Settled first as Fix (the gold
+    rewritten) and then again as Pass, the item kept the Fix's gold under a Pass; edited in the
+    dispute and settled as Reject, it kept the edit. Now the reviewed gold is written back."""
+    _, ids = items
+    annotate.set_role(store, "carol", "adjudicator")
+    carol = Review(store, "carol")
+    save_annotation(store, ids[0], "alice", fixed({"answer": "X", "n": 0}), None)
+    save_annotation(store, ids[0], "bob", passed(), None)
+    snap = carol.snapshot(ids[0])
+    carol.adjudicate(ids[0], "fix", {"answer": "X", "n": 0}, "alice is right", {"ambiguity": "low"},
+                     item_version=snap.item_version)
+    assert store.item(ids[0]).gold == {"answer": "X", "n": 0}
+    again = carol.snapshot(ids[0])
+    view = carol.adjudicate(ids[0], "pass", None, "on second thought bob is", {"ambiguity": "low"},
+                            expected_version=again.adjudication.version, item_version=again.item_version)
+    assert store.item(ids[0]).gold == {"answer": "A0", "n": 0} == view.final_gold
+    assert view.verdict == "pass"
+    # settled as Fix a third time: the fix is made against the reviewed gold again
+    third = carol.snapshot(ids[0])
+    carol.adjudicate(ids[0], "fix", {"answer": "X", "n": 0}, "alice after all", {"ambiguity": "low"},
+                     expected_version=third.adjudication.version, item_version=third.item_version)
+    assert store.item(ids[0]).gold == {"answer": "X", "n": 0}
+    assert carol.reviewed_gold(ids[0]).gold == {"answer": "A0", "n": 0}
+
+    save_annotation(store, ids[1], "alice", passed(), None)
+    save_annotation(store, ids[1], "bob", Draft(verdict="reject", ambiguity="high", note="unanswerable"), None)
+    carol.set_gold(ids[1], {"answer": "edited in the dispute", "n": 1}, store.item(ids[1]).version, "typo")
+    snap = carol.snapshot(ids[1])
+    carol.adjudicate(ids[1], "reject", None, "unanswerable", {"ambiguity": "high"}, item_version=snap.item_version)
+    assert store.item(ids[1]).gold == {"answer": "A1", "n": 1}
+
+
 def test_the_gold_the_annotators_reviewed_outlives_settlements_and_later_gold_edits(store, items):
     """An adjudicator compares the fixes with the gold the annotators saw, not the current one:
     a settlement writes its gold, and the gold may be edited between or after their saves."""

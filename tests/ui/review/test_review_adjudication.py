@@ -156,6 +156,20 @@ def test_after_a_settlement_the_original_gold_is_the_one_the_annotators_fixed(qt
     fix_a = view.panes["a"].text.toPlainText()
     assert '"X"' in fix_a and "10" not in fix_a  # A's fix alone, not A's patch on the settled gold
     assert view.panes["a"].notes.text() == "changed $.answer: &quot;A0&quot; -&gt; &quot;X&quot;"  # one change
+    # The settled Fix is prefilled and reads as the fix it is, of the gold they reviewed: settling
+    # it again needs no edit (it said "No change yet: a Fix must change the gold" and refused).
+    assert view.verdict.value == "fix" and view.editor.value == {"answer": "X", "n": 10}
+    assert view.editor.ops_label.text() == "2 patch operation(s)."
+    assert view.settle_button.isEnabled(), view.problems.text()
     view.pick_original.setFocus()
     qtbot.keyClick(view.pick_original, Qt.Key.Key_Space)
     assert view.editor.value == {"answer": "A0", "n": 0}
+    assert view.verdict.value is None  # the gold unchanged is not a Fix
+    assert "No change yet" in view.editor.ops_label.text()
+    view.verdict.buttons["pass"].click()
+    assert view.settle_button.isEnabled(), view.problems.text()
+    with qtbot.waitSignal(view.settled):
+        view.settle_button.click()
+    # Pass: the gold the annotators reviewed stands again, not the earlier settlement's fix
+    assert sqlite_store.item(two_fixes).gold == {"answer": "A0", "n": 0}
+    assert snapshot(sqlite_store, two_fixes, "carol").adjudication.verdict == "pass"
