@@ -574,8 +574,8 @@ class AdjudicationPanel(QWidget):
             self.ambiguity.set_value((adj.rubric or {}).get("ambiguity"))
             self.difficulty.set_value((adj.rubric or {}).get("difficulty"))
             self.rationale.setPlainText(adj.rationale or "")
-            if adj.verdict == "fix":
-                self.editor.set_value(adj.final_gold)
+            # A settled Fix is already in the editor: the item's current gold (load), which is the
+            # settled fix unless the gold was edited since; that edit must show, not be replaced unseen.
         else:
             self.verdict.set_value(da.verdict if da.verdict == db.verdict else None)
             worse = [x for x in (da.ambiguity, db.ambiguity) if x in AMBIGUITY]
