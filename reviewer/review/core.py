@@ -569,13 +569,19 @@ def _reviewed_gold(conn, item_id: int, current_gold: Any) -> ReviewedGold:
     """Review.reviewed_gold on an open connection (``current_gold``: the item's gold now)."""
     anns = dict(conn.execute(select(ann_t.c.id, ann_t.c.annotator).where(
         ann_t.c.item_id == item_id, ann_t.c.verdict.is_not(None))).all())
-    saves = dict(conn.execute(
-        select(audit_t.c.entity_id, func.max(audit_t.c.id))
-        .where(audit_t.c.entity == "annotation", audit_t.c.entity_id.in_(list(anns)))
-        .group_by(audit_t.c.entity_id)).all()) if anns else {}
+    # Entries under these ids from before a deletion that freed them are another row's (SQLite reuses ids).
+    ann_from = audit.history_starts(conn, "annotation", list(anns))
+    item_from = audit.history_starts(conn, "item", [item_id])[item_id]
+    saves = {}
+    for ann_id, entry_id in conn.execute(
+            select(audit_t.c.entity_id, audit_t.c.id)
+            .where(audit_t.c.entity == "annotation", audit_t.c.entity_id.in_(list(anns)))).all() if anns else ():
+        if entry_id > ann_from[ann_id]:
+            saves[ann_id] = max(saves.get(ann_id, 0), entry_id)
     writes = conn.execute(
         select(audit_t.c.id, audit_t.c.actor, audit_t.c.before, audit_t.c.after)
-        .where(audit_t.c.entity == "item", audit_t.c.entity_id == item_id, audit_t.c.action == "edit_gold")
+        .where(audit_t.c.entity == "item", audit_t.c.entity_id == item_id, audit_t.c.action == "edit_gold",
+               audit_t.c.id > item_from)
         .order_by(audit_t.c.id)).all()
 
     def settles(write) -> bool:

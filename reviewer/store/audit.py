@@ -26,3 +26,50 @@ def record(
             action=action, before=before, after=after,
         )
     )
+
+
+# -- ids that outlive their rows ------------------------------------------------------------------
+# SQLite gives a new row the largest id plus one, so once the newest dataset is deleted its item
+# and annotation ids are given again to the next import's rows, while the audit log keeps the old
+# rows' entries under the same ids. A dataset's deletion therefore records the ids it removed
+# (as runs), and whoever reads an entity's history reads it from after the last deletion of that id.
+
+def id_runs(ids: list[int]) -> list[list[int]]:
+    """Sorted ``ids`` as ``[first, last]`` runs of consecutive ids (a dataset's are a few runs)."""
+    runs: list[list[int]] = []
+    for i in sorted(ids):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return runs
+
+
+def _in_runs(runs: Any, value: int) -> bool:
+    return isinstance(runs, list) and any(
+        isinstance(r, list) and len(r) == 2 and r[0] <= value <= r[1] for r in runs)
+
+
+def history_starts(conn: Connection, entity: str, entity_ids: list[int]) -> dict[int, int]:
+    """For each id of ``entity`` ("item" or "annotation"), the audit id after which entries under
+    that id are about the row that holds it now: the last dataset deletion that removed a row with
+    the same id (0 when none did). Deletions recorded before the ids were kept cannot be told."""
+    from sqlalchemy import select
+
+    key = {"item": "item_ids", "annotation": "annotation_ids"}[entity]
+    wanted = set(entity_ids)
+    starts = dict.fromkeys(wanted, 0)
+    if not wanted:
+        return starts
+    deletions = conn.execute(
+        select(audit_table.c.id, audit_table.c.before)
+        .where(audit_table.c.entity == "dataset", audit_table.c.action == "delete")
+        .order_by(audit_table.c.id.desc())).all()
+    for deletion_id, before in deletions:
+        runs = (before or {}).get(key) if isinstance(before, dict) else None
+        for value in [v for v in wanted if _in_runs(runs, v)]:
+            starts[value] = deletion_id
+            wanted.discard(value)
+        if not wanted:
+            break
+    return starts

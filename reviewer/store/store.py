@@ -22,7 +22,7 @@ from reviewer.jobs import JobContext, silent
 from reviewer.store import audit, exporting, import_feed, importing, queries
 from reviewer.store.db import describe, make_engine, resolve_url
 from reviewer.store.migrations import upgrade
-from reviewer.store.models import AuditEntry, Blob, Dataset, Item, Output, Run, Score, utcnow
+from reviewer.store.models import Annotation, AuditEntry, Blob, Dataset, Item, Output, Run, Score, utcnow
 from reviewer.store.payloads import expand as expand_payload
 from reviewer.store.views import AuditView, DatasetInfo, ItemDetail, ItemRow, OutputView, RunInfo
 
@@ -30,6 +30,7 @@ dataset_t, item_t, run_t, output_t, blob_t, audit_t, score_t = (
     Dataset.__table__, Item.__table__, Run.__table__, Output.__table__, Blob.__table__, AuditEntry.__table__,
     Score.__table__,
 )
+ann_t = Annotation.__table__
 
 
 class Store:
@@ -119,8 +120,14 @@ class Store:
     def delete_dataset(self, dataset: str | int, actor: str) -> None:
         ds = self.dataset(dataset)
         with self.engine.begin() as conn:
+            # The ids removed, as runs: SQLite gives them again to later rows (audit.history_starts).
+            item_ids = list(conn.execute(select(item_t.c.id).where(item_t.c.dataset_id == ds.id)).scalars())
+            ann_ids = list(conn.execute(select(ann_t.c.id).join(item_t, item_t.c.id == ann_t.c.item_id)
+                                        .where(item_t.c.dataset_id == ds.id)).scalars())
             conn.execute(dataset_t.delete().where(dataset_t.c.id == ds.id))
-            audit.record(conn, actor, "dataset", ds.id, "delete", before={"name": ds.name, "items": ds.items})
+            audit.record(conn, actor, "dataset", ds.id, "delete",
+                         before={"name": ds.name, "items": ds.items, "item_ids": audit.id_runs(item_ids),
+                                 "annotation_ids": audit.id_runs(ann_ids)})
 
     # -- import and export -------------------------------------------------
 
@@ -311,12 +318,16 @@ class Store:
             return dict(conn.execute(stmt).all())
 
     def history(self, entity: str, entity_id: int) -> list[AuditView]:
+        """The audit entries of one row, oldest first (for an item or an annotation: not those of an
+        earlier row that held the same id before its dataset was deleted)."""
         stmt = (
             select(audit_t)
             .where(audit_t.c.entity == entity, audit_t.c.entity_id == entity_id)
             .order_by(audit_t.c.id)
         )
         with self.engine.connect() as conn:
+            if entity in ("item", "annotation"):
+                stmt = stmt.where(audit_t.c.id > audit.history_starts(conn, entity, [entity_id])[entity_id])
             return [AuditView(a.at, a.actor, a.entity, a.entity_id, a.action, a.before, a.after) for a in conn.execute(stmt)]
 
 

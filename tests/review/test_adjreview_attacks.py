@@ -147,11 +147,12 @@ def test_annotations_written_by_another_tool_dispute_edit_then_reject(store, car
     assert store.item(ids[0]).gold == {"answer": "A0"}
 
 
-@pytest.mark.xfail(strict=True, reason="DEFECT (SQLite): a deleted item's audit rows are read as the new item's history; Pass writes the old gold")
+
 def test_item_ids_reused_after_a_dataset_is_deleted_take_the_old_items_gold(store, carol):
     """SQLite reuses the ids of the last rows deleted (no AUTOINCREMENT); the audit log keeps the
-    deleted item's gold writes under that id. _reviewed_gold reads them as the new item's history:
-    a Pass on the new item writes the DELETED item's gold into it."""
+    deleted item's gold writes under that id. _reviewed_gold read them as the new item's history:
+    a Pass on the new item wrote the DELETED item's gold into it. The deletion now records the ids
+    it freed, and history is read from after it (audit.history_starts)."""
     _, old = _import(store, [{"answer": "old dataset's gold"}], name="old")
     save_annotation(store, old[0], "alice", fixed({"answer": "old fix"}), None)
     save_annotation(store, old[0], "bob", passed(), None)
@@ -163,8 +164,8 @@ def test_item_ids_reused_after_a_dataset_is_deleted_take_the_old_items_gold(stor
     save_annotation(store, new[0], "alice", passed(), None)
     save_annotation(store, new[0], "bob", rejected(), None)
     view = _settle(carol, new[0], "pass", why="fine")
-    # fails on SQLite: both are {"answer": "old dataset's gold"}
     assert (store.item(new[0]).gold, view.final_gold) == ({"answer": "new gold"}, {"answer": "new gold"})
+    assert store.history("item", new[0]) == []  # the deleted item's gold writes are not its history
 
 
 def test_release_and_export_after_fix_then_pass_agree(store, carol, tmp_path):
