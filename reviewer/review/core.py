@@ -172,7 +172,7 @@ def settle_after_submission(conn: Connection, item_id: int, item) -> Stage:
         audit.record(conn, "auto", "adjudication", item_id, "unanimous", before=None,
                      after={"verdict": verdict, "final_gold": final_gold})
         if verdict == "fix":
-            write_gold(conn, item_id, final_gold, "auto", item.version, "unanimous fix")
+            write_gold(conn, item_id, final_gold, "auto", item.version, "unanimous fix", settles=True)
     _set_stage(conn, item_id, stage)
     return stage
 
@@ -553,7 +553,7 @@ class Review:
                          before=None if current is None else {"verdict": current.verdict,
                                                               "final_gold": current.final_gold},
                          after={"verdict": verdict, "final_gold": final_gold, "rationale": rationale})
-            write_gold(conn, item_id, final_gold, self.viewer, item.version, f"adjudicated: {rationale}")
+            write_gold(conn, item_id, final_gold, self.viewer, item.version, f"adjudicated: {rationale}", settles=True)
             _set_stage(conn, item_id, Stage.ADJUDICATED)
             return _adjudication(conn, item_id)
 
@@ -585,7 +585,11 @@ def _reviewed_gold(conn, item_id: int, current_gold: Any) -> ReviewedGold:
         .order_by(audit_t.c.id)).all()
 
     def settles(write) -> bool:
-        return write.actor == "auto" or str((write.after or {}).get("reason") or "").startswith("adjudicated")
+        after = write.after or {}
+        if "settles" in after:  # written since write_gold says so
+            return bool(after["settles"]) or write.actor == "auto"
+        # earlier entries: the settlement's reason (a direct edit's reason could read the same)
+        return write.actor == "auto" or str(after.get("reason") or "").startswith("adjudicated")
 
     def seen_at(save_id: int | None) -> tuple[int, Any]:
         """(how many gold writes came before the save, the gold it saw)."""

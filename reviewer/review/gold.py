@@ -21,10 +21,11 @@ item_t = Item.__table__
 
 
 def write_gold(conn: Connection, item_id: int, gold: Any, actor: str, expected_version: int, reason: str,
-               skip_unchanged: bool = True) -> int:
+               skip_unchanged: bool = True, settles: bool = False) -> int:
     """Set the item's gold if its version is still ``expected_version``; return the new version
     (with ``skip_unchanged``, the same version when the gold is unchanged). Runs inside the
-    caller's transaction."""
+    caller's transaction. ``settles``: the write is an adjudication's (the audit entry says so,
+    for Review.reviewed_gold; a free-text reason cannot)."""
     row = conn.execute(
         select(item_t.c.gold, item_t.c.original_gold, item_t.c.version).where(item_t.c.id == item_id)
     ).first()
@@ -43,5 +44,5 @@ def write_gold(conn: Connection, item_id: int, gold: Any, actor: str, expected_v
     if updated != 1:  # moved on between our read and our write (another transaction committed)
         raise StaleWrite(f"item {item_id}", expected_version, expected_version + 1)
     audit.record(conn, actor, "item", item_id, "edit_gold", before={"gold": row.gold, "version": row.version},
-                 after={"gold": gold, "version": new_version, "reason": reason})
+                 after={"gold": gold, "version": new_version, "reason": reason, "settles": settles})
     return new_version

@@ -118,11 +118,11 @@ def test_a_correction_made_before_anyone_reviewed_survives_pass(store, carol):
     assert store.item(ids[0]).gold == {"answer": "corrected before review"}
 
 
-@pytest.mark.xfail(strict=True, reason='defect: settles() trusts a free-text reason prefix')
 def test_a_set_gold_reason_starting_with_adjudicated_is_taken_for_a_settlement(store, carol):
-    """settles() tells a settlement by its reason text; a direct edit between the two saves whose
-    reason the adjudicator typed as "adjudicated ..." is taken for one, and the Pass writes back the
-    gold from before it, although bob reviewed (and passed) the edited gold."""
+    """settles() told a settlement by its reason text: a direct edit between the two saves whose
+    reason the adjudicator typed as "adjudicated ..." was taken for one, and the Pass wrote back the
+    gold from before it, although bob reviewed (and passed) the edited gold. write_gold now records
+    whether a write settles."""
     _, ids = _import(store, [{"answer": "A0"}])
     save_annotation(store, ids[0], "alice", fixed({"answer": "alice's"}), None)
     carol.set_gold(ids[0], {"answer": "edited before bob"}, store.item(ids[0]).version, "adjudicated by phone")
