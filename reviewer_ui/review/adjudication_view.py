@@ -139,6 +139,9 @@ class ComparisonTable(QTableWidget):
             labels = [self.verticalHeaderItem(r).text() if self.verticalHeaderItem(r) else ""
                       for r in range(self.rowCount())]
             natural = max((metrics.horizontalAdvance(t) for t in labels), default=0) + 2 * margin + 2
+            # The header's own measure also counts the style sheet's section padding (light.qss):
+            # without it "Cross-field consistency" wrapped inside a row one line tall, cut in half.
+            natural = max(natural, header.sizeHint().width())
             room = max(self.width() - 2 * self.frameWidth(), 0)
             cap = max(int(room * self.LABEL_SHARE), metrics.horizontalAdvance("Difficulty") + 2 * margin + 2)
             header.setFixedWidth(min(natural, cap))
@@ -636,13 +639,28 @@ class AdjudicationPanel(QWidget):
             out.append("write a rationale")
         return out
 
+    def gold_note(self) -> str:
+        """What settling does to a gold that is not the one the annotators reviewed (empty: nothing
+        to say). Pass and Reject write the reviewed gold back (Review.adjudicate)."""
+        verdict = self.verdict.value
+        if verdict not in ("pass", "reject") or self.reviewed is None or self.detail is None:
+            return ""
+        if self.detail.gold == self.reviewed.gold:
+            return ""
+        return (f"Settling as {verdict.capitalize()} writes back the original gold the annotators reviewed, "
+                "replacing the item's current gold (settled or edited since).")
+
     def _update_problems(self) -> None:
         found = self.blockers()
         # Pass allowed or not by the protocol's own rule (rubric.problems), not a copy of it.
         as_pass = Draft(verdict="pass", ambiguity=self.ambiguity.value)
         self.verdict.buttons["pass"].setEnabled(not [p for p in problems(as_pass, "") if p.field == "verdict"])
         color = theme.colors()["bad"].name()
-        self.problems.setText("".join(f"<div style='color:{color}'>✗ {html.escape(p)}</div>" for p in found))
+        lines = [f"<div style='color:{color}'>✗ {html.escape(p)}</div>" for p in found]
+        note = self.gold_note()
+        if note:
+            lines.append(f"<div style='color:{theme.colors()['unk'].name()}'>⚠ {html.escape(note)}</div>")
+        self.problems.setText("".join(lines))
         self.settle_button.setEnabled(not found and not self.settling)
 
     def settle(self):
@@ -679,11 +697,33 @@ class AdjudicationPanel(QWidget):
         return None
 
     def _settle_landed(self, view) -> None:
-        self.settling = False
-        self._update_problems()
         self.expected_version = view.version
         self.status.setText(f"Settled as {view.verdict} by {view.adjudicator} (version {view.version}).")
+        # The settlement moved the item's and the review's versions on: read them again, quietly (the
+        # form stays as it is), before the next Settle, which would otherwise be refused as stale and
+        # blamed on "someone else". Settle stays off until they are in.
+        item_id = self.detail.id
+        if self.runner is None:
+            self._versions_landed(item_id, self.session.review, _read_item(None, self.store, self.session.review,
+                                                                           item_id))
+        else:
+            review = self.session.review
+            self.runner.start(f"adjudication-versions-{id(self)}", _read_item, self.store, review, item_id,
+                              on_result=lambda read: self._versions_landed(item_id, review, read),
+                              on_error=lambda exc, _tb: self._versions_landed(item_id, review, None))
         self.settled.emit(view)
+
+    def _versions_landed(self, item_id: int, review, read) -> None:
+        """After a settlement: the item, review and adjudication versions as stored now."""
+        if not isValid(self):
+            return
+        self.settling = False
+        if read is not None and self._loading is None and self.detail is not None and self.detail.id == item_id \
+                and review is self.session.review:
+            self.detail, self.snapshot, self.reviewed = read
+            adj = self.snapshot.adjudication
+            self.expected_version = adj.version if adj else None
+        self._update_problems()
 
     def _settle_failed(self, exc: BaseException) -> None:
         self.settling = False

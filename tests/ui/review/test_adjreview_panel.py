@@ -129,10 +129,10 @@ def test_string_gold_is_edited_as_a_line_after_a_settled_fix(qtbot, sqlite_store
     assert sqlite_store.item(item_id).gold == "Paris"
 
 
-@pytest.mark.xfail(strict=True, reason='pre-existing: the view keeps the item version it read; the banner blames someone else')
 def test_settling_twice_in_the_same_view_without_reopening(qtbot, sqlite_store, dataset, carol, open_view):
     """After Settle the view stays on the item; a second Settle (changed mind: Keep the original +
-    Pass) is refused as stale, and the banner says someone else settled it meanwhile."""
+    Pass) was refused as stale, and the banner said someone else settled it meanwhile. The view now
+    reads the new versions after a settlement."""
     item_id = dataset[1]["q0"]
     save_annotation(sqlite_store, item_id, "alice", fix({"answer": "X", "n": 0}), None)
     save_annotation(sqlite_store, item_id, "bob", passed(), None)

@@ -168,6 +168,8 @@ def test_after_a_settlement_the_original_gold_is_the_one_the_annotators_fixed(qt
     assert "No change yet" in view.editor.ops_label.text()
     view.verdict.buttons["pass"].click()
     assert view.settle_button.isEnabled(), view.problems.text()
+    # what Pass will do to the settled gold is said where the decision is made
+    assert "Settling as Pass writes back the original gold" in view.problems.text()
     with qtbot.waitSignal(view.settled):
         view.settle_button.click()
     # Pass: the gold the annotators reviewed stands again, not the earlier settlement's fix
