@@ -116,7 +116,7 @@ def measure_gui_stall(base_url: str, replications: int = 7, concurrency: int = 1
     import os
 
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
+    from PySide6.QtCore import QCoreApplication, QElapsedTimer, QEvent, QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
     from reviewer.samples import ensure_samples
@@ -183,6 +183,10 @@ def measure_gui_stall(base_url: str, replications: int = 7, concurrency: int = 1
             raise SystemExit(f"gui stall benchmark: the rerun failed ({panel.status.text()})")
         window.runner.shutdown(5000)
         window.close()
+        # Deleted before its folder is: a closed window's timers still started reads of the removed
+        # file in the next run's event loop ("reading items failed: unable to open database file").
+        window.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         store.close()
     worst = max(range(len(gaps)), key=gaps.__getitem__)
     longest = sorted(zip(gaps, when), reverse=True)[:5]
