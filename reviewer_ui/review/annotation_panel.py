@@ -772,7 +772,8 @@ class AnnotationPanel(QWidget):
             self.fix_editor.cancel_requested.connect(self.fix_dialog.close)
         d = self.detail
         self.fix_editor.title.setText(f"Fix the gold of {d.record_id}")
-        self.fix_editor.load(d.kind, d.gold, d.schema, current=self.draft.fixed_gold)
+        fixed = self.draft.fixed_gold  # None: no fix drafted yet, the editor starts from the gold
+        self.fix_editor.load(d.kind, d.gold, d.schema, current=d.gold if fixed is None else fixed)
         self.fix_dialog.show()
         self.fix_dialog.raise_()
         return self.fix_editor

@@ -79,6 +79,9 @@ def schema_validator(schema_text: str | None):
     return cls(schema), None
 
 
+_ORIGINAL = object()  # FixEditor.load without ``current``: edit the original
+
+
 class FixEditor(QWidget):
     save_requested = Signal(object)  # the parsed fixed gold
     cancel_requested = Signal()
@@ -231,8 +234,8 @@ class FixEditor(QWidget):
 
     # -- input ---------------------------------------------------------------------
 
-    def load(self, kind: str, original: Any, schema_text: str | None = None, current: Any = None) -> None:
-        """Edit ``current`` (default: ``original``) as a fix of ``original``."""
+    def load(self, kind: str, original: Any, schema_text: str | None = None, current: Any = _ORIGINAL) -> None:
+        """Edit ``current`` (default: ``original``; a JSON null gold is None) as a fix of ``original``."""
         self.kind = kind
         self.original = original
         # An answer string is edited as it reads, without JSON quotes.
@@ -241,7 +244,7 @@ class FixEditor(QWidget):
         self.line.setVisible(self.as_line)
         self._validator, self.schema_note = (
             schema_validator(schema_text) if kind == ItemKind.EXTRACTION else (None, None))
-        self.set_value(original if current is None else current)
+        self.set_value(original if current is _ORIGINAL else current)
 
     def set_value(self, value: Any) -> None:
         """Replace the editor's content with ``value`` and validate it at once."""

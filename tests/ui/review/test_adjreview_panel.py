@@ -182,3 +182,18 @@ def test_a_gold_edited_after_a_fix_settlement_is_not_shown_and_settling_again_re
     view = open_view(carol, item_id)
     shown = view.editor.current_text() + "\n".join(view.editor.changes)
     assert "X2" in shown, "the current gold X2 is nowhere in the decision form"
+
+
+def test_a_fix_settled_to_null_reopens_as_null(qtbot, sqlite_store, dataset, carol, open_view):
+    """The editor's 'current' gold may be JSON null: reopened, the settled null is what the editor
+    shows (it showed the reviewed gold, and the Fix read as no change)."""
+    item_id = dataset[1]["q1"]
+    save_annotation(sqlite_store, item_id, "alice", fix({"answer": "none", "n": 1}), None)
+    save_annotation(sqlite_store, item_id, "bob", passed(), None)
+    snap = snapshot(sqlite_store, item_id, "carol")
+    Review(sqlite_store, "carol").adjudicate(item_id, "fix", None, "there is no answer", {"ambiguity": "low"},
+                                             item_version=snap.item_version)
+    assert sqlite_store.item(item_id).gold is None
+    view = open_view(carol, item_id)
+    assert view.editor.current_text().strip() == "null" and view.editor.op_count == 1
+    assert view.verdict.value == "fix" and _blockers(view) == []
