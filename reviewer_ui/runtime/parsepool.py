@@ -33,6 +33,7 @@ process sees end-of-file and exits too.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
 import logging
 import multiprocessing
@@ -86,7 +87,26 @@ def _helper_init(parent_pid: int, lane_path: str | None, lane_key: bytes | None)
     sys.setswitchinterval(0.001)
     if lane_path is not None:
         listener = Listener(lane_path, family="AF_UNIX", authkey=lane_key)
+        _unlink_quietly_at_exit(listener, lane_path)
         threading.Thread(target=_serve_lane, args=(listener,), name="quick-lane", daemon=True).start()
+
+
+def _unlink_quietly_at_exit(listener: Listener, path: str) -> None:
+    """The app removes the lane's folder as it quits (``shutdown``), often before this helper has
+    ended; multiprocessing's own exit-time unlink of the socket then printed a FileNotFoundError
+    traceback to the user's terminal. Replace it by one that lets a missing file be."""
+    from multiprocessing import util
+
+    own = getattr(getattr(listener, "_listener", None), "_unlink", None)
+    if own is None:
+        return  # another Python's layout: keep its own finalizer
+    own.cancel()
+    util.Finalize(listener, _unlink_if_there, args=(path,), exitpriority=0)
+
+
+def _unlink_if_there(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 def _serve_lane(listener: Listener) -> None:

@@ -71,3 +71,36 @@ def test_after_a_shutdown_the_next_helper_gets_a_lane_of_its_own(lane):
     assert new_path != old_path and os.path.exists(new_path)
     assert stat.S_IMODE(os.stat(os.path.dirname(new_path)).st_mode) == 0o700
     assert not parsepool._disabled
+
+
+def test_quitting_prints_no_traceback_from_the_helper(tmp_path):
+    """The app removes the lane's folder as it quits, usually before the helper has ended; the
+    helper's exit-time unlink of its socket then printed 'FileNotFoundError: ... lane-0' with a
+    traceback to the user's terminal. The app's and its helper's stderr stay empty."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = (
+        "from reviewer_ui.runtime import parsepool\n"
+        "from reviewer_ui.treeindex import top_row\n"
+        "import os, time\n"
+        "parsepool.run(len, '')\n"
+        "assert parsepool.quick(top_row, 'no-such-key').result(timeout=30) is None\n"
+        "deadline = time.monotonic() + 60\n"
+        "while not os.path.exists(parsepool._lane[0]) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.01)\n"
+        "assert os.path.exists(parsepool._lane[0]), 'the helper never opened its lane'\n"
+        "import multiprocessing\n"
+        "helpers = multiprocessing.active_children()\n"
+        "parsepool.shutdown()\n"  # what quitting does (atexit), here while the app still waits
+        "for helper in helpers:\n"
+        "    helper.join(60)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=str(root))
+    # communicate() reads stderr to its end: until the helper, which shares it, has exited too
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120,
+                          cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "FileNotFoundError" not in done.stderr, done.stderr
