@@ -594,7 +594,10 @@ class AdjudicationPanel(QWidget):
         original = self.reviewed.gold
         if which in ("a", "b"):
             ann = self.a if which == "a" else self.b
-            self.editor.set_value(gold_after(self.reviewed.of(ann.annotator), ann))
+            # A Fix: that annotator's fix of the gold they saw. A Pass or Reject: the reviewed gold,
+            # which is what settling as Pass or Reject keeps (the gold they saw may be an older one).
+            self.editor.set_value(gold_after(self.reviewed.of(ann.annotator), ann) if ann.draft.verdict == "fix"
+                                  else original)
             self.verdict.set_value(ann.draft.verdict)
             self.ambiguity.set_value(ann.draft.ambiguity)
             self.difficulty.set_value(ann.draft.difficulty)

@@ -149,11 +149,11 @@ def test_settling_twice_in_the_same_view_without_reopening(qtbot, sqlite_store, 
     assert sqlite_store.item(item_id).gold == {"answer": "A0", "n": 0}  # the reviewed gold stands again
 
 
-@pytest.mark.xfail(strict=True, reason='pre-existing: Take A of a Pass on an older gold is blocked as an edit')
 def test_take_a_pass_when_the_annotators_saw_different_golds(qtbot, sqlite_store, dataset, carol, open_view):
-    """alice passed the gold before an edit, bob fixed the edited one. "Take A" puts the gold alice
-    saw in the editor and sets Pass; the base is the edited gold bob saw, so Pass is blocked as
-    'edited', and a Settle as Pass would not write what alice passed anyway."""
+    """alice passed the gold before an edit, bob fixed the edited one. "Take A" put the gold alice
+    saw in the editor and set Pass; the base is the edited gold bob saw, so Pass was blocked as
+    'edited' (and a Settle as Pass would not write what alice passed anyway). Taking a Pass or a
+    Reject now puts the reviewed gold in the editor: what settling as either keeps."""
     item_id = dataset[1]["q2"]
     save_annotation(sqlite_store, item_id, "alice", passed(), None)
     Review(sqlite_store, "carol").set_gold(item_id, {"answer": "A2 edited", "n": 2},
@@ -163,6 +163,10 @@ def test_take_a_pass_when_the_annotators_saw_different_golds(qtbot, sqlite_store
     view.pick_a.click()
     view.rationale.setPlainText("alice is right")
     assert _blockers(view) == [], _blockers(view)
+    assert view.verdict.value == "pass" and view.editor.value == {"answer": "A2 edited", "n": 2}
+    with qtbot.waitSignal(view.settled):
+        view.settle_button.click()
+    assert sqlite_store.item(item_id).gold == {"answer": "A2 edited", "n": 2}
 
 
 def test_a_gold_edited_after_a_fix_settlement_is_not_shown_and_settling_again_reverts_it(
