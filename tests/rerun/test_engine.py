@@ -270,7 +270,10 @@ def test_rejected_tool_choice_is_dropped(make_config):
 
 
 def test_a_timed_out_attempt_is_retried(server, make_config, items):
+    # The retry's answer has to come within the timeout: 1.5 s, not 0.3 s, so that a loaded
+    # machine (or a long GC pause in a big test process) does not time the retry out too; the
+    # first answer, 5 s late, still times out.
     server.script(Reply(text="too late", delay=5), "in time")
-    config = make_config(server, concurrency=1, timeout=0.3)
+    config = make_config(server, concurrency=1, timeout=1.5)
     [result], _ = run(plan(items[:1], config), config)
     assert (result.status, result.text, result.retries) == ("ok", "in time", 1)
