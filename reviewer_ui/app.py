@@ -148,12 +148,13 @@ def main(db: str | None = None, argv: list[str] | None = None,
     # held the GUI thread 40-140 ms right after the window appeared.
     QTimer.singleShot(0, lambda: threading.Thread(target=_warm_up_parse_helper, name="parse-warm-up",
                                                   daemon=True).start())
-    idle_collector = gcpolicy.IdleCollector(app, window.runner)  # noqa: F841 - kept alive while the app runs
+    idle_collector = gcpolicy.IdleCollector(app, window.runner)  # kept alive while the app runs
     if on_shown is not None:
         on_shown(window, job)
     try:
         return app.exec()
     finally:
+        idle_collector.close()  # main() may run inside a longer-lived process (the tests)
         parsepool.shutdown()
         store.close()
 

@@ -98,6 +98,8 @@ class IdleCollector:
 
         self.runner = runner
         self.collections = 0
+        self._app = app
+        self._closed = False
         self._filter = _Filter()
         self._timer = QTimer()
         self._timer.setSingleShot(True)
@@ -117,9 +119,25 @@ class IdleCollector:
 
     def poke(self) -> None:
         """Something happened: restart the idle countdown."""
-        self._timer.start()
+        if not self._closed:
+            self._timer.start()
+
+    def close(self) -> None:
+        """Stop watching and collecting. The app's collector lives as long as the app; one made
+        by a test (or by ``main`` run inside the test process) would otherwise go on collecting,
+        and freezing the heap, in the tests that follow: the application's focusWindowChanged
+        keeps it alive and pokes it whenever any later window takes the focus."""
+        self._closed = True
+        self._timer.stop()
+        try:
+            self._app.focusWindowChanged.disconnect(self.watch)
+        except (RuntimeError, TypeError):  # already disconnected, or the application is gone
+            pass
+        self._filter.deleteLater()  # Qt drops a deleted filter from every window it was on
 
     def _on_idle(self) -> None:
+        if self._closed:
+            return
         if self.runner.active:
             self._timer.start()
             return

@@ -253,7 +253,7 @@ def test_no_python_code_sees_widgets_under_construction_once_the_app_runs(qtbot,
     host = QMainWindow()
     qtbot.addWidget(host)
     host.show()
-    collector = IdleCollector(QApplication.instance(), runner)  # noqa: F841 - installed while alive
+    collector = IdleCollector(QApplication.instance(), runner)
     called: list[str] = []
 
     def profile(frame, event, _arg):
@@ -265,6 +265,7 @@ def test_no_python_code_sees_widgets_under_construction_once_the_app_runs(qtbot,
         tables = [QTableWidget(0, 3) for _ in range(20)]
     finally:
         sys.setprofile(None)
+        collector.close()  # it would go on collecting in the tests that follow
     assert called == [], f"a Python event filter saw widgets being built: {sorted(set(called))}"
     assert all(isinstance(t.horizontalHeader(), QHeaderView) for t in tables)
 
@@ -288,7 +289,11 @@ def test_idle_collector_counts_input_to_the_window_as_activity(qtbot, runner):
     collector.poke = lambda: pokes.append(1)
     handle = edit.windowHandle()
     # What the platform delivers: a key event to the QWindow, which Qt passes to the widget.
-    QApplication.sendEvent(handle, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_A, Qt.KeyboardModifier.NoModifier, "a"))
+    try:
+        QApplication.sendEvent(handle, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_A, Qt.KeyboardModifier.NoModifier,
+                                                 "a"))
+    finally:
+        collector.close()  # it would go on collecting in the tests that follow
     assert pokes, "a key press in the window did not restart the idle countdown"
     assert edit.text() == "a"
 

@@ -252,11 +252,12 @@ def test_the_print_and_the_tree_of_one_text_parse_it_once(tmp_path, monkeypatch)
     import reviewer_ui.textdoc as textdoc
     from reviewer_ui.treeindex import close_value, open_value, parse_once, top_row
 
-    gate, parses = threading.Event(), []
+    gate, entered, parses = threading.Event(), threading.Event(), []
     real_parse = textdoc.parse_json
 
     def slow_parse(data):
         parses.append(len(data))
+        entered.set()
         gate.wait(10)
         return real_parse(data)
 
@@ -269,6 +270,10 @@ def test_the_print_and_the_tree_of_one_text_parse_it_once(tmp_path, monkeypatch)
     printed, asked, reopened = [], [], []
     printer = threading.Thread(target=lambda: printed.append(parse_once("k-test", sources[0])))
     printer.start()
+    # The tree's calls come while the parse is under way: not before it has begun (a top_row
+    # arriving first finds nothing to wait for and answers None; a loaded machine can run the
+    # threads in any order), so wait for the parse itself rather than for the clock.
+    assert entered.wait(10), "the print's parse never started"
     threading.Thread(target=lambda: asked.append(top_row("k-test"))).start()
     threading.Thread(target=lambda: reopened.append(open_value("k-test", sources[1]))).start()
     time.sleep(0.2)  # let the tree's calls arrive while the parse is under way

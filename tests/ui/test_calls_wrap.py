@@ -44,10 +44,10 @@ def test_every_call_reads_whole_at_any_width(qtbot, settings, tmp_path):
             for left in range(160, 260, 2):  # the splitter dragged: the calls pass many wrap points
                 before = table.viewport().width()
                 layout.splitter.setSizes([left, total - left])
-                qtbot.waitUntil(lambda: table.viewport().width() != before, timeout=1000)
+                qtbot.waitUntil(lambda: table.viewport().width() != before, timeout=5000)
                 # The rows are refitted (posted) to the heights the delegate asks for ...
                 qtbot.waitUntil(lambda: all(table.rowHeight(r) == table.sizeHintForRow(r)
-                                            for r in range(table.rowCount())), timeout=1000)
+                                            for r in range(table.rowCount())), timeout=5000)
                 assert not _cut_cells(table), f"left pane {left} px: {_cut_cells(table)}"  # ... enough to paint
     finally:
         w.runner.shutdown(5000)

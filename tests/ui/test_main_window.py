@@ -50,13 +50,13 @@ def test_typing_j_in_the_search_box_searches(qtbot, window):
 def test_text_search_and_category_filter_narrow_the_table(qtbot, window):
     open_dataset(qtbot, window, "tool_qa")
     assert window.model.rowCount() == 6
-    with qtbot.waitSignal(window.model.query_changed, timeout=3000):
+    with qtbot.waitSignal(window.model.query_changed, timeout=10000):
         window.filters.search.setText("st-004")
     assert window.model.rowCount() == 1 and window.model.row_at(0).record_id == "bikes-4"
     qtbot.waitUntil(lambda: _shown_id(window) == "bikes-4", timeout=5000)
     assert "1 of 6 items" in window.count_label.text()
     window.filters.search.clear()
-    qtbot.waitUntil(lambda: window.model.rowCount() == 6, timeout=3000)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 6, timeout=10000)
     box = window.filters.category
     box.setCurrentIndex(box.findData("FILTERING"))
     assert rows_shown(qtbot, window).rowCount() == 2

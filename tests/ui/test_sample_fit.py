@@ -76,7 +76,7 @@ def test_every_sample_shows_its_score_column_whole(qtbot, samples_store, setting
             qtbot.waitUntil(lambda: w.model.has_scores() and w.model.rowCount() > 0
                             and w.model.data(w.model.index(0, COL["Score"])) not in (None, ""), timeout=5000)
             try:  # the columns are fitted in a posted event once the rows are in
-                qtbot.waitUntil(lambda: _score_problem(w) is None, timeout=2000)
+                qtbot.waitUntil(lambda: _score_problem(w) is None, timeout=5000)
             except qtbot.TimeoutError:
                 cut[dataset.name] = _score_problem(w)
             _shot(w, f"score-{dataset.name}-{size[0]}x{size[1]}")

@@ -253,11 +253,15 @@ def test_p_submits_and_advances_to_the_next_item_and_the_verdict_row_does_not_mo
                                                                                     alice, panel_for):
     _, ids = dataset
     panel = panel_for(alice, "q0")
+    # A text change only posts the relayout (LayoutRequest): run it before each measurement, or
+    # both positions are read from the same stale geometry and "nothing moved" holds regardless.
+    panel.layout().activate()
     top = panel.verdict.buttons["pass"].mapTo(panel, panel.verdict.buttons["pass"].rect().topLeft())
     below = panel.checks_box.mapTo(panel, panel.checks_box.rect().topLeft())
     press(qtbot, panel, Qt.Key.Key_2)  # content faithfulness: Yes
     press(qtbot, panel, Qt.Key.Key_2)  # ... No: Pass becomes unavailable, a reason is shown
     assert not panel.verdict.buttons["pass"].isEnabled() and "Pass is unavailable" in panel.pass_note.text()
+    panel.layout().activate()
     assert panel.checks_box.mapTo(panel, panel.checks_box.rect().topLeft()) == below  # nothing moved
     assert panel.verdict.buttons["pass"].mapTo(panel, panel.verdict.buttons["pass"].rect().topLeft()) == top
     press(qtbot, panel, Qt.Key.Key_2)  # Yes again
