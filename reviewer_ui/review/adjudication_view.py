@@ -308,6 +308,8 @@ class AdjudicationPanel(QWidget):
         self.editor = FixEditor(show_buttons=False)
         self.editor.title.setText("Final gold (edit freely)")
         self.editor.reset_button.hide()
+        # Here the unchanged gold is a decision too (Pass or Reject keep it), not only a Fix not yet made.
+        self.editor.no_change_text = "The gold the annotators reviewed, unchanged: Pass or Reject keep it; a Fix must change it."
         self.editor.validated.connect(self._update_problems)
 
         self.verdict = ChoiceRow([(v, v.capitalize()) for v in VERDICTS])

@@ -99,6 +99,8 @@ class FixEditor(QWidget):
         self.changes: list[str] = []
         self.op_count = 0
         self.value: Any = None  # the parsed value when the text parses
+        # What the change line says while the text is the original (an annotator's editor is open for a Fix only).
+        self.no_change_text = "No change yet: a Fix must change the gold."
 
         self.title = QLabel("Fix the gold")
         self.title.setObjectName("sectionTitle")
@@ -323,7 +325,7 @@ class FixEditor(QWidget):
         if self.syntax_error:
             self.ops_label.setText("")
         elif self.op_count == 0:
-            self.ops_label.setText(f"<span style='color:{muted}'>No change yet: a Fix must change the gold.</span>")
+            self.ops_label.setText(f"<span style='color:{muted}'>{html.escape(self.no_change_text)}</span>")
         elif self.op_count > MANY_FIX_OPERATIONS:
             self.ops_label.setText(
                 f"<span style='color:{warn}'>⚠ {self.op_count} patch operations: fixes should be minimal "

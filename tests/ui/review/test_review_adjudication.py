@@ -165,7 +165,7 @@ def test_after_a_settlement_the_original_gold_is_the_one_the_annotators_fixed(qt
     qtbot.keyClick(view.pick_original, Qt.Key.Key_Space)
     assert view.editor.value == {"answer": "A0", "n": 0}
     assert view.verdict.value is None  # the gold unchanged is not a Fix
-    assert "No change yet" in view.editor.ops_label.text()
+    assert "The gold the annotators reviewed, unchanged" in view.editor.ops_label.text()
     view.verdict.buttons["pass"].click()
     assert view.settle_button.isEnabled(), view.problems.text()
     # what Pass will do to the settled gold is said where the decision is made
