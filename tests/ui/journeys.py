@@ -8,13 +8,20 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QDialog, QMessageBox
 
 
-def answer_next_box(button: QMessageBox.StandardButton, seen: list[str] | None = None) -> None:
-    """Press ``button`` in the next message box that opens (modal boxes block the test's flow)."""
+def answer_next_box(button: QMessageBox.StandardButton, seen: list[str] | None = None,
+                    within_s: float = 30.0) -> None:
+    """Press ``button`` in the next message box that opens within ``within_s`` seconds (modal boxes
+    block the test's flow). It stops looking after that: a test that failed before its box opened
+    must not leave a poller behind that answers a later test's box."""
+    import time
+
+    deadline = time.monotonic() + within_s
 
     def press() -> None:
         box = QApplication.activeModalWidget()
         if not isinstance(box, QMessageBox):
-            QTimer.singleShot(20, press)
+            if time.monotonic() < deadline:
+                QTimer.singleShot(20, press)
             return
         if seen is not None:
             seen.append(box.text())
