@@ -570,14 +570,15 @@ def _reviewed_gold(conn, item_id: int, current_gold: Any) -> ReviewedGold:
     anns = dict(conn.execute(select(ann_t.c.id, ann_t.c.annotator).where(
         ann_t.c.item_id == item_id, ann_t.c.verdict.is_not(None))).all())
     # Entries under these ids from before a deletion that freed them are another row's (SQLite reuses ids).
-    ann_from = audit.history_starts(conn, "annotation", list(anns))
-    item_from = audit.history_starts(conn, "item", [item_id])[item_id]
-    saves = {}
-    for ann_id, entry_id in conn.execute(
-            select(audit_t.c.entity_id, audit_t.c.id)
-            .where(audit_t.c.entity == "annotation", audit_t.c.entity_id.in_(list(anns)))).all() if anns else ():
-        if entry_id > ann_from[ann_id]:
-            saves[ann_id] = max(saves.get(ann_id, 0), entry_id)
+    starts = audit.history_starts(conn, {"annotation": list(anns), "item": [item_id]})
+    ann_from, item_from = starts["annotation"], starts["item"][item_id]
+    saves: dict[int, int] = {}  # annotation id -> its latest save's audit id
+    if anns:
+        entries = conn.execute(select(audit_t.c.entity_id, audit_t.c.id).where(
+            audit_t.c.entity == "annotation", audit_t.c.entity_id.in_(list(anns)))).all()
+        for ann_id, entry_id in entries:
+            if entry_id > ann_from[ann_id]:
+                saves[ann_id] = max(saves.get(ann_id, 0), entry_id)
     writes = conn.execute(
         select(audit_t.c.id, audit_t.c.actor, audit_t.c.before, audit_t.c.after)
         .where(audit_t.c.entity == "item", audit_t.c.entity_id == item_id, audit_t.c.action == "edit_gold",
@@ -587,7 +588,7 @@ def _reviewed_gold(conn, item_id: int, current_gold: Any) -> ReviewedGold:
     def settles(write) -> bool:
         after = write.after or {}
         if "settles" in after:  # written since write_gold says so
-            return bool(after["settles"]) or write.actor == "auto"
+            return bool(after["settles"])
         # earlier entries: the settlement's reason (a direct edit's reason could read the same)
         return write.actor == "auto" or str(after.get("reason") or "").startswith("adjudicated")
 

@@ -50,15 +50,16 @@ def _in_runs(runs: Any, value: int) -> bool:
         isinstance(r, list) and len(r) == 2 and r[0] <= value <= r[1] for r in runs)
 
 
-def history_starts(conn: Connection, entity: str, entity_ids: list[int]) -> dict[int, int]:
-    """For each id of ``entity`` ("item" or "annotation"), the audit id after which entries under
-    that id are about the row that holds it now: the last dataset deletion that removed a row with
-    the same id (0 when none did). Deletions recorded before the ids were kept cannot be told."""
+def history_starts(conn: Connection, ids: dict[str, list[int]]) -> dict[str, dict[int, int]]:
+    """For each id of each entity in ``ids`` ("item" or "annotation" -> ids), the audit id after
+    which entries under that id are about the row that holds it now: the last dataset deletion
+    that removed a row with the same id (0 when none did). One read of the deletions serves every
+    entity asked for. Deletions recorded before the ids were kept cannot be told."""
     from sqlalchemy import select
 
-    key = {"item": "item_ids", "annotation": "annotation_ids"}[entity]
-    wanted = set(entity_ids)
-    starts = dict.fromkeys(wanted, 0)
+    keys = {"item": "item_ids", "annotation": "annotation_ids"}
+    starts = {entity: dict.fromkeys(entity_ids, 0) for entity, entity_ids in ids.items()}
+    wanted = {entity: set(entity_ids) for entity, entity_ids in ids.items() if entity_ids}
     if not wanted:
         return starts
     deletions = conn.execute(
@@ -66,10 +67,15 @@ def history_starts(conn: Connection, entity: str, entity_ids: list[int]) -> dict
         .where(audit_table.c.entity == "dataset", audit_table.c.action == "delete")
         .order_by(audit_table.c.id.desc())).all()
     for deletion_id, before in deletions:
-        runs = (before or {}).get(key) if isinstance(before, dict) else None
-        for value in [v for v in wanted if _in_runs(runs, v)]:
-            starts[value] = deletion_id
-            wanted.discard(value)
+        if not isinstance(before, dict):
+            continue
+        for entity, left in list(wanted.items()):
+            runs = before.get(keys[entity])
+            for value in [v for v in left if _in_runs(runs, v)]:
+                starts[entity][value] = deletion_id
+                left.discard(value)
+            if not left:
+                del wanted[entity]
         if not wanted:
             break
     return starts

@@ -327,7 +327,8 @@ class Store:
         )
         with self.engine.connect() as conn:
             if entity in ("item", "annotation"):
-                stmt = stmt.where(audit_t.c.id > audit.history_starts(conn, entity, [entity_id])[entity_id])
+                since = audit.history_starts(conn, {entity: [entity_id]})[entity][entity_id]
+                stmt = stmt.where(audit_t.c.id > since)
             return [AuditView(a.at, a.actor, a.entity, a.entity_id, a.action, a.before, a.after) for a in conn.execute(stmt)]
 
 

@@ -309,7 +309,8 @@ class AdjudicationPanel(QWidget):
         self.editor.title.setText("Final gold (edit freely)")
         self.editor.reset_button.hide()
         # Here the unchanged gold is a decision too (Pass or Reject keep it), not only a Fix not yet made.
-        self.editor.no_change_text = "The gold the annotators reviewed, unchanged: Pass or Reject keep it; a Fix must change it."
+        self.editor.no_change_text = ("The gold the annotators reviewed, unchanged: Pass or Reject keep it; "
+                                      "a Fix must change it.")
         self.editor.validated.connect(self._update_problems)
 
         self.verdict = ChoiceRow([(v, v.capitalize()) for v in VERDICTS])
@@ -707,12 +708,10 @@ class AdjudicationPanel(QWidget):
         # The settlement moved the item's and the review's versions on: read them again, quietly (the
         # form stays as it is), before the next Settle, which would otherwise be refused as stale and
         # blamed on "someone else". Settle stays off until they are in.
-        item_id = self.detail.id
+        item_id, review = self.detail.id, self.session.review
         if self.runner is None:
-            self._versions_landed(item_id, self.session.review, _read_item(None, self.store, self.session.review,
-                                                                           item_id))
+            self._versions_landed(item_id, review, _read_item(None, self.store, review, item_id))
         else:
-            review = self.session.review
             self.runner.start(f"adjudication-versions-{id(self)}", _read_item, self.store, review, item_id,
                               on_result=lambda read: self._versions_landed(item_id, review, read),
                               on_error=lambda exc, _tb: self._versions_landed(item_id, review, None))
