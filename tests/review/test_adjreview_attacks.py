@@ -16,19 +16,10 @@ from reviewer.review.annotate import save_annotation
 from reviewer.review.rubric import Draft
 from reviewer.store.importing import import_dataset
 from reviewer.store.models import Adjudication, Annotation, AuditEntry, Item, ItemReview
+from tests.review.test_review import fixed, passed  # the drafts the protocol tests use
 from tests.store import records as R
 
-OK = {"schema_conformance": True, "content_faithfulness": True, "cross_field_consistency": True}
 LOW = {"ambiguity": "low", "difficulty": "medium"}
-
-
-def passed(**kw) -> Draft:
-    return Draft(verdict="pass", checks=dict(OK), ambiguity="low", difficulty="medium", **kw)
-
-
-def fixed(gold, **kw) -> Draft:
-    return Draft(verdict="fix", checks=dict(OK, content_faithfulness=False), ambiguity="low", difficulty="medium",
-                 fixed_gold=gold, **kw)
 
 
 def rejected(**kw) -> Draft:

@@ -9,40 +9,19 @@ import pytest
 from sqlalchemy import text
 
 from reviewer.errors import StaleWrite
-from reviewer.jobs import silent
 from reviewer.review import Draft, Review, Stage
 from reviewer.review import core
 from reviewer.store import Store
-from reviewer.store.importing import import_dataset
-from tests.store import records as R
+from tests.team.test_team_protocol import OK, items, passed  # noqa: F401  (items: the protocol tests' fixture)
 
 pytestmark = pytest.mark.postgres
 
-OK = {"schema_conformance": True, "content_faithfulness": True, "cross_field_consistency": True}
 LOW = {"ambiguity": "low", "difficulty": "medium"}
-
-
-def passed() -> Draft:
-    return Draft(verdict="pass", checks=dict(OK), ambiguity="low", difficulty="medium")
 
 
 def fixed(gold, note="") -> Draft:
     return Draft(verdict="fix", checks=dict(OK, content_faithfulness=False), ambiguity="low", difficulty="medium",
                  fixed_gold=gold, note=note)
-
-
-@pytest.fixture
-def items(team):
-    owner = Store(team.admin_url)
-    summary = import_dataset(owner.engine, R.dataset([R.item(i, gold={"answer": f"A{i}"}) for i in range(4)]),
-                             silent())
-    ids = [owner.find_item("demo", f"q{i}").id for i in range(4)]
-    with owner.engine.begin() as conn:
-        conn.execute(text("insert into assignment (dataset_id, item_id, annotator, created_at) "
-                          "select :ds, unnest(cast(:ids as int[])), :who, now()"),
-                     [{"ds": summary.dataset_id, "ids": ids, "who": team.logins[p]} for p in ("alice", "bob")])
-    owner.close()
-    return ids
 
 
 def _owner_tables(team) -> dict:
@@ -60,7 +39,7 @@ def _settle(review, item_id, verdict, gold=None, why="because"):
 
 
 def test_team_unanimous_fix_then_pass_and_fix_then_pass_restore_the_reviewed_gold(team, items):
-    ids = items
+    _, ids = items  # q0..q3 assigned to alice and bob
     alice, bob, carol = (Review(team.store(p)) for p in ("alice", "bob", "carol"))
     owner = Store(team.admin_url)
     # q0: a unanimous Fix, settled by the trigger, then settled by carol as Pass
@@ -93,7 +72,7 @@ def test_team_unanimous_fix_then_pass_and_fix_then_pass_restore_the_reviewed_gol
 
 
 def test_team_stale_resettle_by_a_second_decider_writes_nothing(team, items):
-    ids = items
+    _, ids = items  # q0..q3 assigned to alice and bob
     alice, bob, carol, admin = (Review(team.store(p)) for p in ("alice", "bob", "carol", "admin"))
     alice.annotate(ids[0], fixed({"answer": "X"}), None, item_version=1)
     bob.annotate(ids[0], passed(), None, item_version=1)
@@ -114,7 +93,7 @@ def test_team_revision_racing_a_dispute_edit_gets_the_wrong_base(team, items, mo
     does). alice revises her Fix while carol edits the gold: alice read (and patched) the old gold, but
     her save is logged after carol's write, so _reviewed_gold says she saw the edited gold, and a
     Reject now WRITES the dispute edit back instead of the gold alice and bob reviewed."""
-    ids = items
+    _, ids = items  # q0..q3 assigned to alice and bob
     alice, bob, carol = (Review(team.store(p)) for p in ("alice", "bob", "carol"))
     owner = Store(team.admin_url)
     first = alice.annotate(ids[0], fixed({"answer": "X"}), None, item_version=1)

@@ -41,10 +41,6 @@ def open_view(qtbot, sqlite_store, dataset):
     return make
 
 
-def _blockers(view) -> list[str]:
-    return view.blockers()
-
-
 def test_auto_settled_unanimous_fix_opens_as_that_fix_and_pass_restores(qtbot, sqlite_store, dataset, carol,
                                                                         open_view):
     item_id = dataset[1]["q1"]
@@ -54,13 +50,13 @@ def test_auto_settled_unanimous_fix_opens_as_that_fix_and_pass_restores(qtbot, s
     assert "Already settled automatically as fix" in view.status.text()
     assert view.verdict.value == "fix" and view.editor.value == {"answer": "Z", "n": 1}
     assert view.editor.ops_label.text() == "1 patch operation(s)."
-    assert _blockers(view) == ["write a rationale"]
+    assert view.blockers() == ["write a rationale"]
     view.rationale.setPlainText("the original answer was right")
     view.verdict.buttons["pass"].click()
-    assert any("edited but the verdict is pass" in b for b in _blockers(view))
+    assert any("edited but the verdict is pass" in b for b in view.blockers())
     view.pick_original.click()
     assert view.verdict.value == "pass"  # Keep the original clears only a Fix
-    assert _blockers(view) == []
+    assert view.blockers() == []
     with qtbot.waitSignal(view.settled):
         view.settle_button.click()
     assert sqlite_store.item(item_id).gold == {"answer": "A1", "n": 1}
@@ -77,7 +73,7 @@ def test_pass_settled_item_reopens_as_pass_and_settles_again_unchanged(qtbot, sq
                                              item_version=snap.item_version)
     view = open_view(carol, item_id)
     assert view.verdict.value == "pass" and view.editor.value == {"answer": "A2", "n": 2}
-    assert view.editor.op_count == 0 and _blockers(view) == []
+    assert view.editor.op_count == 0 and view.blockers() == []
     assert view.gold_note() == ""  # the gold is the one they reviewed: nothing is replaced
     with qtbot.waitSignal(view.settled):
         view.settle_button.click()
@@ -97,10 +93,10 @@ def test_gold_edited_in_the_dispute_shows_as_an_edit_and_reject_restores(qtbot, 
     assert "current gold differs" in view.panes["original"].notes.text()
     view.rationale.setPlainText("unanswerable")
     view.verdict.buttons["reject"].click()
-    assert any("edited but the verdict is reject" in b for b in _blockers(view))
+    assert any("edited but the verdict is reject" in b for b in view.blockers())
     view.pick_original.click()
     view.verdict.buttons["reject"].click()
-    assert _blockers(view) == []
+    assert view.blockers() == []
     with qtbot.waitSignal(view.settled):
         view.settle_button.click()
     assert sqlite_store.item(item_id).gold == {"answer": "A3", "n": 3}
@@ -119,7 +115,7 @@ def test_string_gold_is_edited_as_a_line_after_a_settled_fix(qtbot, sqlite_store
         view.settle_button.click()
     view = open_view(carol, item_id)
     assert view.editor.as_line and view.editor.line.text() == "Paris, France"
-    assert view.editor.ops_label.text() == "1 patch operation(s)." and _blockers(view) == []
+    assert view.editor.ops_label.text() == "1 patch operation(s)." and view.blockers() == []
     view.pick_original.click()
     assert view.editor.line.text() == "Paris" and view.verdict.value is None
     view.verdict.buttons["pass"].click()
@@ -162,7 +158,7 @@ def test_take_a_pass_when_the_annotators_saw_different_golds(qtbot, sqlite_store
     view = open_view(carol, item_id)
     view.pick_a.click()
     view.rationale.setPlainText("alice is right")
-    assert _blockers(view) == [], _blockers(view)
+    assert view.blockers() == [], view.blockers()
     assert view.verdict.value == "pass" and view.editor.value == {"answer": "A2 edited", "n": 2}
     with qtbot.waitSignal(view.settled):
         view.settle_button.click()
@@ -200,4 +196,4 @@ def test_a_fix_settled_to_null_reopens_as_null(qtbot, sqlite_store, dataset, car
     assert sqlite_store.item(item_id).gold is None
     view = open_view(carol, item_id)
     assert view.editor.current_text().strip() == "null" and view.editor.op_count == 1
-    assert view.verdict.value == "fix" and _blockers(view) == []
+    assert view.verdict.value == "fix" and view.blockers() == []
