@@ -133,10 +133,17 @@ def _set_stage(conn: Connection, item_id: int, stage: Stage) -> None:
 
 
 def _lock_item(conn: Connection, item_id: int, team: bool):
-    """Read the item (kind, gold, version, dataset meta), taking its write lock outside team
-    mode. In team mode annotators may not write items; the database trigger serialises there."""
+    """Read the item (kind, gold, version, dataset meta) holding its write lock until the
+    transaction ends, so no gold edit lands between this read and the caller's write.
+
+    ``team``: the caller is a team-mode annotator, who may not write items; the definer function
+    reviewer_lock_item (reviewer.team.sql) takes the lock for items assigned to them. A team
+    database from before that function keeps the trigger's serialisation only (re-running
+    ``reviewer team init`` adds it)."""
     if not team:
         conn.execute(item_t.update().where(item_t.c.id == item_id).values(version=item_t.c.version))
+    elif conn.execute(text("select to_regprocedure('reviewer_lock_item(bigint)')")).scalar() is not None:
+        conn.execute(text("select reviewer_lock_item(:id)"), {"id": item_id})
     row = conn.execute(
         select(item_t.c.kind, item_t.c.gold, item_t.c.original_gold, item_t.c.version, item_t.c.dataset_id,
                ds_t.c.meta).join(ds_t, ds_t.c.id == item_t.c.dataset_id).where(item_t.c.id == item_id)
@@ -567,8 +574,11 @@ class Review:
 
 def _reviewed_gold(conn, item_id: int, current_gold: Any) -> ReviewedGold:
     """Review.reviewed_gold on an open connection (``current_gold``: the item's gold now)."""
-    anns = dict(conn.execute(select(ann_t.c.id, ann_t.c.annotator).where(
-        ann_t.c.item_id == item_id, ann_t.c.verdict.is_not(None))).all())
+    rows = conn.execute(select(ann_t.c.id, ann_t.c.annotator, ann_t.c.updated_at).where(
+        ann_t.c.item_id == item_id, ann_t.c.verdict.is_not(None))).all()
+    anns = {r.id: r.annotator for r in rows}
+    # an annotation with no audit entry (written by another tool) is placed by its own timestamp
+    saved_at = {r.id: r.updated_at for r in rows}
     # Entries under these ids from before a deletion that freed them are another row's (SQLite reuses ids).
     starts = audit.history_starts(conn, {"annotation": list(anns), "item": [item_id]})
     ann_from, item_from = starts["annotation"], starts["item"][item_id]
@@ -580,7 +590,7 @@ def _reviewed_gold(conn, item_id: int, current_gold: Any) -> ReviewedGold:
             if entry_id > ann_from[ann_id]:
                 saves[ann_id] = max(saves.get(ann_id, 0), entry_id)
     writes = conn.execute(
-        select(audit_t.c.id, audit_t.c.actor, audit_t.c.before, audit_t.c.after)
+        select(audit_t.c.id, audit_t.c.at, audit_t.c.actor, audit_t.c.before, audit_t.c.after)
         .where(audit_t.c.entity == "item", audit_t.c.entity_id == item_id, audit_t.c.action == "edit_gold",
                audit_t.c.id > item_from)
         .order_by(audit_t.c.id)).all()
@@ -592,14 +602,19 @@ def _reviewed_gold(conn, item_id: int, current_gold: Any) -> ReviewedGold:
         # earlier entries: the settlement's reason (a direct edit's reason could read the same)
         return write.actor == "auto" or str(after.get("reason") or "").startswith("adjudicated")
 
-    def seen_at(save_id: int | None) -> tuple[int, Any]:
-        """(how many gold writes came before the save, the gold it saw)."""
+    def came_after(write, ann_id: int) -> bool:
+        if ann_id in saves:
+            return write.id > saves[ann_id]
+        return saved_at[ann_id] is not None and write.at is not None and write.at > saved_at[ann_id]
+
+    def seen_at(ann_id: int) -> tuple[int, Any]:
+        """(how many gold writes came before the annotation's latest save, the gold it saw)."""
         for n, write in enumerate(writes):
-            if settles(write) or (save_id is not None and write.id > save_id):
+            if settles(write) or came_after(write, ann_id):
                 return n, (write.before or {}).get("gold")
         return len(writes), current_gold
 
-    seen = {name: seen_at(saves.get(ann_id)) for ann_id, name in anns.items()}
+    seen = {name: seen_at(ann_id) for ann_id, name in anns.items()}
     latest = max(seen.values(), key=lambda s: s[0], default=(len(writes), current_gold))
     return ReviewedGold(latest[1], {name: gold for name, (_at, gold) in seen.items()})
 

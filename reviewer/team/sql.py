@@ -13,7 +13,8 @@ annotation         read/insert/update only their own rows (annotator =
                    first submission and its agreement key are built by the
                    database from the row and then frozen; settled items
                    refuse revisions
-item               read only items assigned to them; no write
+item               read only items assigned to them; no write; a save holds
+                   its item (reviewer_lock_item, assigned items only)
 item_review        read the stage of assigned items (columns item_id, stage,
                    version, updated_at); no write (the trigger writes)
 adjudication       nothing (no privilege at all)
@@ -60,7 +61,7 @@ DEFINER_ROLE = "definer"
 ANNOTATION_UPDATABLE = ("verdict", "rubric", "error_tags", "note", "patch", "fixed_gold", "version",
                         "first_submission", "first_key", "updated_at")
 # Tables the definer functions read or write; each has a policy letting the definer role through RLS.
-_DEFINER_RLS_TABLES = ("annotation", "item", "item_review", "audit_log")
+_DEFINER_RLS_TABLES = ("annotation", "item", "item_review", "audit_log", "assignment")
 
 
 def role(prefix: str, name: str) -> str:
@@ -201,7 +202,8 @@ def definer_statements(prefix: str, schema: str) -> list[str]:
     s = schema
     functions = ("reviewer_canonical_json(json)", "reviewer_agreement_key(json, json, text)",
                  "reviewer_first_submission()", "reviewer_annotation_guard()", "reviewer_after_submission()",
-                 "reviewer_audit_annotation()", "reviewer_notify_review()", "reviewer_audit_stamp()")
+                 "reviewer_audit_annotation()", "reviewer_notify_review()", "reviewer_audit_stamp()",
+                 "reviewer_lock_item(bigint)")
     out = [
         f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{owner}') "
         f"THEN CREATE ROLE {owner} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT; END IF; END $$",
@@ -209,7 +211,8 @@ def definer_statements(prefix: str, schema: str) -> list[str]:
         f"DO $$ BEGIN IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) "
         f"THEN EXECUTE 'GRANT {owner} TO ' || quote_ident(current_user); END IF; END $$",
         f"GRANT USAGE ON SCHEMA {s} TO {owner}",
-        f"GRANT SELECT ON {s}.annotation, {s}.item, {s}.dataset, {s}.item_review, {s}.adjudication TO {owner}",
+        f"GRANT SELECT ON {s}.annotation, {s}.item, {s}.dataset, {s}.item_review, {s}.adjudication, "
+        f"{s}.assignment TO {owner}",
         f"GRANT UPDATE ON {s}.item TO {owner}",
         f"GRANT INSERT, UPDATE ON {s}.item_review TO {owner}",
         f"GRANT INSERT, DELETE ON {s}.adjudication TO {owner}",
@@ -220,11 +223,12 @@ def definer_statements(prefix: str, schema: str) -> list[str]:
         out += [f"DROP POLICY IF EXISTS definer_{table} ON {s}.{table}",
                 f"CREATE POLICY definer_{table} ON {s}.{table} FOR ALL TO {owner} USING (true) WITH CHECK (true)"]
     out += [_CANONICAL.format(s=s), _KEY.format(s=s), _FIRST.format(s=s), _GUARD.format(s=s), _AFTER.format(s=s),
-            _AUDIT.format(s=s), _NOTIFY.format(s=s),
+            _AUDIT.format(s=s), _NOTIFY.format(s=s), _LOCK.format(s=s),
             _STAMP.format(s=s, roles=", ".join(f"'{role(prefix, n)}'" for n in ROLE_NAMES))]
     for f in functions:
         out += [f"ALTER FUNCTION {s}.{f} OWNER TO {owner}", f"REVOKE ALL ON FUNCTION {s}.{f} FROM PUBLIC"]
     out.append(f"GRANT EXECUTE ON FUNCTION {s}.reviewer_audit_stamp() TO {', '.join(role(prefix, n) for n in ROLE_NAMES)}")
+    out.append(f"GRANT EXECUTE ON FUNCTION {s}.reviewer_lock_item(bigint) TO {role(prefix, 'annotator')}")
     triggers = (
         ("reviewer_annotation_guard", "BEFORE UPDATE", "annotation"),
         ("reviewer_first_submission", "BEFORE INSERT OR UPDATE", "annotation"),
@@ -554,5 +558,26 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS 
 BEGIN
   PERFORM pg_notify('reviewer', '');  -- no payload: listeners re-read what they may see
   RETURN NULL;
+END $$
+"""
+
+
+# An annotator's save reads the item's gold (to make a Fix's patch and check the version seen) and
+# must hold the item while it does, as outside team mode (reviewer.review.core._lock_item): else a
+# gold edit committed between that read and the save is logged before the save, and the audit log
+# (which decides the gold the annotators reviewed) says the annotator saw the edited gold.
+# Annotators may not lock rows themselves (FOR UPDATE needs UPDATE on item), so the definer does,
+# only for items assigned to the login (session_user: current_user is the definer here). FOR
+# UPDATE, not FOR SHARE: the submission trigger takes FOR UPDATE later in the same transaction, and
+# two annotators holding share locks would deadlock there. Returns whether the item was locked.
+_LOCK = r"""
+CREATE OR REPLACE FUNCTION {s}.reviewer_lock_item(target bigint) RETURNS boolean
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $$
+BEGIN
+  PERFORM 1 FROM {s}.item i
+    WHERE i.id = target
+      AND EXISTS (SELECT 1 FROM {s}.assignment a WHERE a.item_id = target AND a.annotator = session_user)
+    FOR UPDATE OF i;
+  RETURN FOUND;
 END $$
 """

@@ -122,10 +122,10 @@ def test_a_set_gold_reason_starting_with_adjudicated_is_taken_for_a_settlement(s
     assert store.item(ids[0]).gold == {"answer": "edited before bob"}
 
 
-@pytest.mark.xfail(strict=True, reason='defect: no audit row -> a dispute edit counts as reviewed and survives Reject')
 def test_annotations_written_by_another_tool_dispute_edit_then_reject(store, carol):
-    """No audit rows for the annotations: counted as saved before the first settlement, i.e. after any
-    direct edit. A gold edited in the dispute then survives a Reject (the commit says it no longer does)."""
+    """No audit rows for the annotations: they were counted as saved before the first settlement,
+    i.e. after any direct edit, and a gold edited in the dispute survived a Reject. They are now
+    placed by their own updated_at."""
     _, ids = _import(store, [{"answer": "A0"}])
     with store.engine.begin() as conn:
         for who, verdict in (("alice", "pass"), ("bob", "reject")):
@@ -138,6 +138,21 @@ def test_annotations_written_by_another_tool_dispute_edit_then_reject(store, car
     assert store.item(ids[0]).gold == {"answer": "A0"}
 
 
+
+
+def test_annotations_written_by_another_tool_after_a_correction_saw_it(store, carol):
+    """The other side of placing tool-written annotations by their timestamp: written after a
+    correction, they reviewed the corrected gold, and a Pass keeps it."""
+    _, ids = _import(store, [{"answer": "A0"}])
+    carol.set_gold(ids[0], {"answer": "corrected before review"}, store.item(ids[0]).version, "pre-review")
+    with store.engine.begin() as conn:
+        for who, verdict in (("alice", "pass"), ("bob", "reject")):
+            conn.execute(Annotation.__table__.insert().values(
+                item_id=ids[0], annotator=who, verdict=verdict, rubric={"ambiguity": "low"}, error_tags=[],
+                note="tool", version=1))
+        conn.execute(ItemReview.__table__.insert().values(item_id=ids[0], stage="disputed", version=1))
+    _settle(carol, ids[0], "pass", why="fine")
+    assert store.item(ids[0]).gold == {"answer": "corrected before review"}
 
 def test_item_ids_reused_after_a_dataset_is_deleted_take_the_old_items_gold(store, carol):
     """SQLite reuses the ids of the last rows deleted (no AUTOINCREMENT); the audit log keeps the

@@ -99,7 +99,8 @@ def _owner(team):
 def _make_it_old(team, schema: str) -> None:
     """Put the team database back in the state `team init` left it in before issue 16's fixes:
     superuser-owned definer functions with the caller's path, table-level UPDATE on annotation,
-    every sequence readable, annotators writing the audit log, keys from the client."""
+    every sequence readable, annotators writing the audit log, keys from the client; and, as
+    before the save race was fixed, no reviewer_lock_item (the app then saves without it)."""
     p = team.prefix
     everyone = f"{p}annotator, {p}adjudicator, {p}admin"
     with _owner(team) as conn:
@@ -111,6 +112,7 @@ def _make_it_old(team, schema: str) -> None:
         conn.execute(f"grant update on {schema}.annotation to {everyone}")
         conn.execute(f"grant usage, select on all sequences in schema {schema} to {everyone}")
         conn.execute(f"grant insert on {schema}.audit_log to {everyone}")
+        conn.execute(f"drop function {schema}.reviewer_lock_item(bigint)")  # saves held no item lock
 
 
 def test_team_init_again_upgrades_an_old_team_database_in_place(team):
@@ -159,7 +161,7 @@ def test_team_init_again_upgrades_an_old_team_database_in_place(team):
             (f"{schema}.annotation",))}
     definers = {f[0]: f for f in functions if f[4]}
     assert set(definers) == {"reviewer_first_submission", "reviewer_annotation_guard", "reviewer_after_submission",
-                             "reviewer_audit_annotation", "reviewer_notify_review"}
+                             "reviewer_audit_annotation", "reviewer_notify_review", "reviewer_lock_item"}
     for name, owner_role, superuser, login, _, config in definers.values():
         assert (owner_role, superuser, login) == (definer, False, False), name
         assert f"search_path={schema}, pg_catalog, pg_temp" in config, (name, config)
