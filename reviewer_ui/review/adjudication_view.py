@@ -341,9 +341,14 @@ class AdjudicationPanel(QWidget):
         form.addWidget(QLabel("Difficulty"), 2, 0)
         form.addWidget(self.difficulty, 2, 1)
         form.addWidget(self.rationale, 3, 0, 1, 2)
-        settle_row = QHBoxLayout()
+        # What blocks Settle and Settle itself stay below what scrolls: in the dock at 1366x768 the
+        # decision sits under the four gold panes and the final gold's editor, and the adjudicator
+        # should not have to scroll down to learn whether (and why not) the item can be settled.
+        self.settle_bar = QWidget()
+        settle_row = QHBoxLayout(self.settle_bar)
+        settle_row.setContentsMargins(0, 4, 0, 0)
         settle_row.addWidget(self.problems, 1)
-        settle_row.addWidget(self.settle_button)
+        settle_row.addWidget(self.settle_button, 0, Qt.AlignmentFlag.AlignTop)
 
         self.body = QWidget()
         body = QVBoxLayout(self.body)
@@ -361,7 +366,6 @@ class AdjudicationPanel(QWidget):
         dl.addLayout(picks)
         dl.addWidget(self.editor, 1)
         dl.addLayout(form)
-        dl.addLayout(settle_row)
         top.addWidget(decide)
         top.setStretchFactor(0, 0)
         top.setStretchFactor(1, 3)
@@ -388,13 +392,15 @@ class AdjudicationPanel(QWidget):
         layout.addWidget(self.access)
         layout.addWidget(self.banner)
         layout.addWidget(self.body_area, 1)
+        layout.addWidget(self.settle_bar)
         layout.addWidget(self.status)
 
     def _show_body(self, on: bool) -> None:
-        """The comparison and decision, with the area that scrolls them (hidden together, so the
-        access message is not followed by an empty scroll area's room)."""
+        """The comparison and decision, with the area that scrolls them and the Settle bar (hidden
+        together, so the access message is not followed by an empty scroll area's room)."""
         self.body_area.setVisible(on)
         self.body.setVisible(on)
+        self.settle_bar.setVisible(on)
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)

@@ -1,8 +1,8 @@
 """The Adjudicate tab fits the Review dock at 1366x768 and 1920x1080: on a real disputed item
 (alice passed, bob rejected) nothing in it is cut (tools/fitcheck finds no problem), it needs no
 sideways scrolling, every "Final gold:" button and "Larger window" lie whole inside the page's
-viewport, and "Larger window" stays in view while the view scrolls; the original gold is no
-taller than its text. Screenshots of each size are saved to /tmp/adj_shots/ (or $ADJ_SHOTS)."""
+viewport, and "Larger window" and Settle (with what blocks it) stay in view while the view
+scrolls; the original gold is no taller than its text. Screenshots of each size are saved to /tmp/adj_shots/ (or $ADJ_SHOTS)."""
 
 from __future__ import annotations
 
@@ -134,6 +134,11 @@ def test_the_adjudicate_tab_fits_the_dock_on_a_disputed_item(qtbot, demo_store, 
             assert window.review_dock.width() <= MAX_DOCK, f"the Review dock grew to {window.review_dock.width()} px"
         assert page.horizontalScrollBar().maximum() == 0, "the Adjudicate tab scrolls sideways"
         assert _in_viewport(view.enlarge_button, page), "'Larger window' is not in view as the item opens"
+        # Settle, and why it cannot run yet, are in view as the item opens, before any scrolling
+        assert _in_viewport(view.settle_button, page) and _not_scrolled_away(view.settle_button, view), \
+            "Settle is not in view as the item opens"
+        assert view.problems.isVisible() and "verdict" in view.problems.text().lower(), view.problems.text()
+        assert _not_scrolled_away(view.problems, view)
         # The original gold ("7", one line) is as tall as its content (at least PANE_LINES lines),
         # no taller: the spare height goes to the panes that need it (the final gold's editor).
         original = view.panes["original"].text
@@ -151,6 +156,7 @@ def test_the_adjudicate_tab_fits_the_dock_on_a_disputed_item(qtbot, demo_store, 
         area.verticalScrollBar().setValue(area.verticalScrollBar().maximum())  # scrolled to the bottom
         assert _in_viewport(view.enlarge_button, page) and _not_scrolled_away(view.enlarge_button, view), \
             "'Larger window' scrolled out of view with the decision"
+        assert _not_scrolled_away(view.settle_button, view), "Settle scrolled out of view"
         assert {view.a.annotator, view.b.annotator} == {"alice", "bob"}
     finally:
         wait_idle(qtbot, window)
