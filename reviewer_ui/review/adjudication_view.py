@@ -36,7 +36,7 @@ from reviewer.review.rubric import AMBIGUITY, CHECK_LABELS, VERDICTS, checks_for
 from reviewer.review.views import AnnotationView, ReviewedGold, ReviewSnapshot
 from reviewer_ui import theme
 from reviewer_ui.review.fix_editor import FixEditor, describe_changes, to_text
-from reviewer_ui.review.widgets import Banner, ChoiceRow, rich_label
+from reviewer_ui.review.widgets import VERDICT_KEYS, Banner, ChoiceRow, rich_label
 from reviewer_ui.widgets.wrap_grid import WrapGrid
 
 # Below this width the four gold panes stack (original, A, B, merge, one under the other):
@@ -313,7 +313,7 @@ class AdjudicationPanel(QWidget):
                                       "a Fix must change it.")
         self.editor.validated.connect(self._update_problems)
 
-        self.verdict = ChoiceRow([(v, v.capitalize()) for v in VERDICTS])
+        self.verdict = ChoiceRow([(v, f"{v.capitalize()}  ({VERDICT_KEYS[v]})") for v in VERDICTS])
         self.verdict.chosen.connect(self._chose_verdict)
         self.ambiguity = ChoiceRow([(a, a.capitalize()) for a in AMBIGUITY])
         self.ambiguity.chosen.connect(self._chose_ambiguity)
@@ -324,10 +324,16 @@ class AdjudicationPanel(QWidget):
         self.rationale.setMaximumHeight(60)
         self.rationale.textChanged.connect(self._update_problems)
         self.problems = rich_label()
+        self.problems.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse
+                                              | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        self.problems.linkActivated.connect(self.go_to)
         self.settle_button = QPushButton("Settle")
         self.settle_button.clicked.connect(self.settle)
         self.settle_button.setToolTip("Settle (Ctrl+Enter)")
         panel_key(self, "Ctrl+Return", self.settle, "Adjudication", "Settle")
+        for verdict, key in VERDICT_KEYS.items():  # as in the annotation panel (typing in a text box types)
+            panel_key(self, key, lambda v=verdict: self.choose_verdict(v), "Adjudication",
+                      f"Verdict: {verdict.capitalize()}")
         self.status = QLabel("")
         self.status.setObjectName("muted")
         self.status.setWordWrap(True)
@@ -500,7 +506,7 @@ class AdjudicationPanel(QWidget):
         self._prefill(adj)
         if adj is not None:
             who = "automatically" if adj.resolution == "auto" else f"by {adj.adjudicator}"
-            self.status.setText(f"Already settled {who} as {adj.verdict} (version {adj.version}); "
+            self.status.setText(f"Settled {who} as {adj.verdict} (version {adj.version}); "
                                 "settling again replaces that decision.")
 
     def _show_comparison(self, kind: str) -> None:
@@ -621,6 +627,12 @@ class AdjudicationPanel(QWidget):
                 self.verdict.set_value(None)  # the gold unchanged is no Fix: Pass or Reject
         self._update_problems()
 
+    def choose_verdict(self, verdict: str) -> None:
+        """The verdict key: choose it (unless the protocol rules it out) and bring the form into view."""
+        if self.body.isVisible() and self.verdict.buttons[verdict].isEnabled():
+            self._chose_verdict(verdict)
+            self.body_area.ensureWidgetVisible(self.verdict)
+
     def _chose_verdict(self, verdict: str) -> None:
         self.verdict.set_value(verdict)
         self._update_problems()
@@ -631,25 +643,44 @@ class AdjudicationPanel(QWidget):
 
     def blockers(self) -> list[str]:
         """Why Settle cannot run now (empty: it can)."""
+        return [message for message, _where in self._blockers()]
+
+    def _blockers(self) -> list[tuple[str, str]]:
+        """(why Settle cannot run, the part of the form to change: "verdict", "gold" or "rationale")."""
         out = []
         if self.a is None:
-            return ["two annotations are needed"]
+            return [("two annotations are needed", "")]
         verdict = self.verdict.value
         if verdict is None:
-            out.append("choose the final verdict")
+            out.append(("choose the final verdict", "verdict"))
         if verdict is not None:  # the protocol's verdict rules (rubric.problems), e.g. High ambiguity vs Pass
             decision = Draft(verdict=verdict, ambiguity=self.ambiguity.value)
-            out += [p.message for p in problems(decision, "") if p.level == "error" and p.field == "verdict"]
+            out += [(p.message, "verdict") for p in problems(decision, "") if p.level == "error" and p.field == "verdict"]
         if verdict == "fix":
             if self.editor.syntax_error:
-                out.append("the final gold is not valid JSON")
+                out.append(("the final gold is not valid JSON", "gold"))
             elif self.editor.op_count == 0:
-                out.append("a Fix must change the gold")
+                out.append(("a Fix must change the gold", "gold"))
         if verdict in ("pass", "reject") and self.editor.value is not None and self.editor.op_count:
-            out.append(f"the final gold was edited but the verdict is {verdict}: choose Fix or keep the original")
+            out.append((f"the final gold was edited but the verdict is {verdict}: choose Fix or keep the original",
+                        "verdict"))
         if not self.rationale.toPlainText().strip():
-            out.append("write a rationale")
+            out.append(("write a rationale", "rationale"))
         return out
+
+    def go_to(self, where: str) -> None:
+        """Scroll the part of the form a blocker names into view and put the keyboard there."""
+        widget = {"verdict": self.verdict, "gold": self.editor, "rationale": self.rationale}.get(where)
+        if widget is None or not widget.isVisible():
+            return
+        self.body_area.ensureWidgetVisible(widget)
+        if widget is self.verdict:
+            chosen = self.verdict.buttons.get(self.verdict.value or "")
+            (chosen or next(b for b in self.verdict.buttons.values() if b.isEnabled())).setFocus()
+        elif widget is self.editor:
+            self.editor.text.setFocus()
+        else:
+            widget.setFocus()
 
     def gold_note(self) -> str:
         """What settling does to a gold that is not the one the annotators reviewed (empty: nothing
@@ -663,12 +694,15 @@ class AdjudicationPanel(QWidget):
                 "replacing the item's current gold (settled or edited since).")
 
     def _update_problems(self) -> None:
-        found = self.blockers()
+        found = self._blockers()
         # Pass allowed or not by the protocol's own rule (rubric.problems), not a copy of it.
         as_pass = Draft(verdict="pass", ambiguity=self.ambiguity.value)
         self.verdict.buttons["pass"].setEnabled(not [p for p in problems(as_pass, "") if p.field == "verdict"])
         color = theme.colors()["bad"].name()
-        lines = [f"<div style='color:{color}'>✗ {html.escape(p)}</div>" for p in found]
+        # each blocker links to what it is about (the form may be scrolled out of view)
+        lines = [f"<div style='color:{color}'>✗ " + (f"<a href='{where}' style='color:{color}'>{html.escape(p)}</a>"
+                                                     if where else html.escape(p)) + "</div>"
+                 for p, where in found]
         note = self.gold_note()
         if note:
             lines.append(f"<div style='color:{theme.colors()['unk'].name()}'>⚠ {html.escape(note)}</div>")

@@ -53,16 +53,13 @@ from reviewer.review.rubric import (
 )
 from reviewer_ui import theme
 from reviewer_ui.review.fix_editor import FixEditor
-from reviewer_ui.review.widgets import Banner, ChoiceRow, rich_label, summarize
+from reviewer_ui.review.widgets import VERDICT_KEYS, Banner, ChoiceRow, rich_label, summarize
 from reviewer_ui.shortcuts import panel_key
 
 NOTE_SAVE_DELAY_MS = 700
 AWAIT_NEXT_MS = 10000  # keys typed for the next item are dropped if it has not opened by then
 _NOTHING = object()  # no item waits to be shown
 _LOOKING = object()  # the next item is being looked up
-VERDICT_KEYS = {"pass": "P", "fix": "F", "reject": "R"}
-
-
 class AnnotationPanel(QWidget):
     saved = Signal(object)  # AnnotationView, after each successful save
     landed = Signal(object)  # reviewer.review.Saved, after each successful save (with the progress)

@@ -74,6 +74,10 @@ class Banner(QFrame):
         self.show()
 
 
+# The verdict keys of the annotation and adjudication panels.
+VERDICT_KEYS = {"pass": "P", "fix": "F", "reject": "R"}
+
+
 def summarize(draft: Draft) -> str:
     """One line naming everything an annotation says, for people (rich text, escaped)."""
     parts = [f"<b>{html.escape((draft.verdict or 'no verdict').capitalize())}</b>"]

@@ -47,7 +47,7 @@ def test_auto_settled_unanimous_fix_opens_as_that_fix_and_pass_restores(qtbot, s
     save_annotation(sqlite_store, item_id, "alice", fix({"answer": "Z", "n": 1}), None)
     save_annotation(sqlite_store, item_id, "bob", fix({"answer": "Z", "n": 1}), None)
     view = open_view(carol, item_id)
-    assert "Already settled automatically as fix" in view.status.text()
+    assert "Settled automatically as fix" in view.status.text()
     assert view.verdict.value == "fix" and view.editor.value == {"answer": "Z", "n": 1}
     assert view.editor.ops_label.text() == "1 patch operation(s)."
     assert view.blockers() == ["write a rationale"]

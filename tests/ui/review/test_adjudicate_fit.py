@@ -229,3 +229,69 @@ def test_a_nestools_comparison_shows_a_and_b_beside_its_long_check_labels(qtbot,
         wait_idle(qtbot, window)
         window.runner.shutdown(5000)
         window.close()
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_an_adjudicator_settles_from_the_keyboard_without_scrolling_by_hand(qtbot, demo_store, tmp_path, size):
+    """alice passed, bob rejected. carol (adjudicator) opens the item from her queue, presses R: the
+    verdict is chosen and the form scrolled into view; the pinned bar says what is still missing,
+    and its link takes the keyboard to the rationale; she types it and Ctrl+Enter settles. Each
+    step is saved (tests/ui/journeys.shot) when $REVIEWER_SHOTS is set."""
+    from PySide6.QtCore import Qt
+
+    from tests.ui.journeys import shot
+
+    window, item = _disputed_window(qtbot, demo_store, tmp_path, size)
+    ws = window.review
+    view = ws.adjudication
+    tag = f"adjudicate-keys-{size[0]}x{size[1]}"
+    try:
+        wait_idle(qtbot, window)
+        become(qtbot, window, "carol", "adjudicator")
+        open_from_queue(qtbot, window, item.id)
+        qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item.id and view.a is not None
+                        and view.body.isVisible(), timeout=10000)
+        wait_idle(qtbot, window)
+        shot(window, f"{tag}-1-opened")
+        assert view.blockers() == ["choose the final verdict", "write a rationale"]
+        assert _not_scrolled_away(view.settle_button, view) and not view.settle_button.isEnabled()
+
+        view.table.setFocus()
+        qtbot.waitUntil(view.table.hasFocus, timeout=3000)
+        qtbot.keyClick(view.table, Qt.Key.Key_R)
+        assert view.verdict.value == "reject"
+        area = view.body_area
+        qtbot.waitUntil(lambda: _in_viewport(view.verdict, area), timeout=3000)
+        assert view.blockers() == ["write a rationale"]
+        assert "<a href='rationale'" in view.problems.text()
+        shot(window, f"{tag}-2-verdict")
+
+        # the blocker's link, from the keyboard: focus the bar's text, Tab to the link, Enter
+        view.problems.setFocus(Qt.FocusReason.TabFocusReason)
+        qtbot.keyClick(view.problems, Qt.Key.Key_Tab)
+        qtbot.keyClick(view.problems, Qt.Key.Key_Return)
+        qtbot.waitUntil(view.rationale.hasFocus, timeout=3000)
+        assert _in_viewport(view.rationale, area)
+        qtbot.keyClicks(view.rationale, "the question has no answer in the response")
+        assert view.blockers() == [] and view.settle_button.isEnabled()
+        shot(window, f"{tag}-3-ready")
+        # typing a verdict letter in the rationale types it: the verdict stays
+        qtbot.keyClicks(view.rationale, " (P)")
+        assert view.verdict.value == "reject" and view.rationale.toPlainText().endswith("(P)")
+
+        qtbot.keyClick(view.rationale, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda: not view.settling and "Settled by carol as reject" in view.status.text(),
+                        timeout=10000)
+        wait_idle(qtbot, window)
+        row = next(r for r in range(window.model.rowCount()) if window.model.item_id(r) == item.id)
+        review_column = next(c for c in range(window.model.columnCount())
+                             if window.model.headerData(c, Qt.Orientation.Horizontal) == "Review")
+        qtbot.waitUntil(lambda: "disputed" not in str(window.model.index(row, review_column).data()), timeout=10000)
+        shot(window, f"{tag}-4-settled")
+        from reviewer.review import Review, Stage
+
+        assert Review(demo_store, "carol").stage(item.id) is Stage.ADJUDICATED
+    finally:
+        wait_idle(qtbot, window)
+        window.runner.shutdown(5000)
+        window.close()

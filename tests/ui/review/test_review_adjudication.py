@@ -126,7 +126,7 @@ def test_stale_decision_is_shown_not_overwritten(qtbot, sqlite_store, dataset, t
     assert view.banner.isVisible() and "settled meanwhile" in view.banner.label.text()
     assert snapshot(sqlite_store, two_fixes, "carol").adjudication.adjudicator == "dora"
     view.banner.action.click()
-    assert "Already settled by dora as reject" in view.status.text()
+    assert "Settled by dora as reject" in view.status.text()
     assert view.verdict.value == "reject"
 
 
@@ -149,7 +149,7 @@ def test_after_a_settlement_the_original_gold_is_the_one_the_annotators_fixed(qt
         view.settle_button.click()
     assert sqlite_store.item(two_fixes).gold == {"answer": "X", "n": 10}
     view = view_for(carol)  # opened again
-    assert "Already settled by carol" in view.status.text()
+    assert "Settled by carol" in view.status.text()
     original = view.panes["original"]
     assert '"A0"' in original.text.toPlainText() and '"X"' not in original.text.toPlainText()
     assert "current gold differs" in original.notes.text()
