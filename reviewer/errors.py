@@ -79,6 +79,16 @@ class StaleWrite(ReviewerError):
         )
 
 
+class ItemBusy(ReviewerError):
+    """An item another session holds (saving, settling) longer than a write waits for it."""
+
+    def __init__(self, item_id: int, seconds: float):
+        super().__init__(
+            f"item {item_id} is held by another session (a save or settlement in progress) for more than "
+            f"{seconds:g} s; nothing was written: try again"
+        )
+
+
 def json_path(parts) -> str:
     """Render a JSON path like ``$[3].call[0]["api name"]`` from keys and indexes."""
     out = "$"

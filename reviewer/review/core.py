@@ -28,8 +28,9 @@ from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import OperationalError
 
-from reviewer.errors import NotFound, ReviewerError, StaleWrite
+from reviewer.errors import ItemBusy, NotFound, ReviewerError, StaleWrite
 from reviewer.review.gold import write_gold
 from reviewer.review.patch import make_patch, touched_paths
 from reviewer.review.protocol import (
@@ -132,18 +133,33 @@ def _set_stage(conn: Connection, item_id: int, stage: Stage) -> None:
         conn.execute(rev_t.insert().values(item_id=item_id, stage=stage.value, version=1, updated_at=utcnow()))
 
 
+# How long a write waits for an item another session holds (PostgreSQL; SQLite waits busy_timeout):
+# a save takes milliseconds, so a longer hold is someone idling in a transaction (in team mode an
+# annotator's psql session can hold an assigned item it may still save): the write is refused with
+# ItemBusy, writing nothing, instead of waiting without bound.
+ITEM_LOCK_WAIT_S = 5
+
+
 def _lock_item(conn: Connection, item_id: int, team: bool):
     """Read the item (kind, gold, version, dataset meta) holding its write lock until the
     transaction ends, so no gold edit lands between this read and the caller's write.
 
-    ``team``: the caller is a team-mode annotator, who may not write items; the definer function
-    reviewer_lock_item (reviewer.team.sql) takes the lock for items assigned to them. A team
-    database from before that function keeps the trigger's serialisation only (re-running
-    ``reviewer team init`` adds it)."""
-    if not team:
-        conn.execute(item_t.update().where(item_t.c.id == item_id).values(version=item_t.c.version))
-    elif conn.execute(text("select to_regprocedure('reviewer_lock_item(bigint)')")).scalar() is not None:
-        conn.execute(text("select reviewer_lock_item(:id)"), {"id": item_id})
+    ``team``: the caller is a team member (who may not write items if an annotator); the definer
+    function reviewer_lock_item (reviewer.team.sql) takes the lock for items assigned to them and
+    not settled. A team database from before that function keeps the trigger's serialisation
+    only (re-running ``reviewer team init`` adds it). Raises ItemBusy when another session holds
+    the item for more than ITEM_LOCK_WAIT_S (PostgreSQL)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text(f"set local lock_timeout = '{ITEM_LOCK_WAIT_S}s'"))
+    try:
+        if not team:
+            conn.execute(item_t.update().where(item_t.c.id == item_id).values(version=item_t.c.version))
+        elif conn.execute(text("select to_regprocedure('reviewer_lock_item(bigint)')")).scalar() is not None:
+            conn.execute(text("select reviewer_lock_item(:id)"), {"id": item_id})
+    except OperationalError as exc:
+        if getattr(exc.orig, "sqlstate", None) == "55P03":  # lock_not_available
+            raise ItemBusy(item_id, ITEM_LOCK_WAIT_S) from None
+        raise
     row = conn.execute(
         select(item_t.c.kind, item_t.c.gold, item_t.c.original_gold, item_t.c.version, item_t.c.dataset_id,
                ds_t.c.meta).join(ds_t, ds_t.c.id == item_t.c.dataset_id).where(item_t.c.id == item_id)

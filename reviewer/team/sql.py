@@ -228,7 +228,8 @@ def definer_statements(prefix: str, schema: str) -> list[str]:
     for f in functions:
         out += [f"ALTER FUNCTION {s}.{f} OWNER TO {owner}", f"REVOKE ALL ON FUNCTION {s}.{f} FROM PUBLIC"]
     out.append(f"GRANT EXECUTE ON FUNCTION {s}.reviewer_audit_stamp() TO {', '.join(role(prefix, n) for n in ROLE_NAMES)}")
-    out.append(f"GRANT EXECUTE ON FUNCTION {s}.reviewer_lock_item(bigint) TO {role(prefix, 'annotator')}")
+    # every role: adjudicators and admins annotate the items assigned to them too
+    out.append(f"GRANT EXECUTE ON FUNCTION {s}.reviewer_lock_item(bigint) TO {', '.join(role(prefix, n) for n in ROLE_NAMES)}")
     triggers = (
         ("reviewer_annotation_guard", "BEFORE UPDATE", "annotation"),
         ("reviewer_first_submission", "BEFORE INSERT OR UPDATE", "annotation"),
@@ -479,9 +480,9 @@ BEGIN
     VALUES (NEW.item_id, NULL, fs ->> 'verdict',
             CASE WHEN fs ->> 'verdict' = 'fix' THEN fs -> 'fixed_gold' ELSE it.gold END, rub,
             'unanimous: both annotators (' || names || ') agreed', 'auto', 1,
-            now() AT TIME ZONE 'utc', now() AT TIME ZONE 'utc');
+            now(), now());
     INSERT INTO {s}.audit_log (at, actor, entity, entity_id, action, before, after)
-    VALUES (now() AT TIME ZONE 'utc', 'auto', 'adjudication', NEW.item_id, 'unanimous', NULL,
+    VALUES (now(), 'auto', 'adjudication', NEW.item_id, 'unanimous', NULL,
             json_build_object('verdict', fs ->> 'verdict'));
     IF fs ->> 'verdict' = 'fix' AND (it.gold::jsonb IS DISTINCT FROM (fs -> 'fixed_gold')::jsonb) THEN
       UPDATE {s}.item SET gold = fs -> 'fixed_gold',
@@ -489,7 +490,7 @@ BEGIN
                       version = version + 1
         WHERE id = NEW.item_id;
       INSERT INTO {s}.audit_log (at, actor, entity, entity_id, action, before, after)
-      VALUES (now() AT TIME ZONE 'utc', 'auto', 'item', NEW.item_id, 'edit_gold',
+      VALUES (now(), 'auto', 'item', NEW.item_id, 'edit_gold',
               json_build_object('gold', it.gold, 'version', it.version),
               json_build_object('gold', fs -> 'fixed_gold', 'version', it.version + 1, 'reason', 'unanimous fix'));
     END IF;
@@ -497,7 +498,7 @@ BEGIN
     next_stage := 'disputed';
   END IF;
   INSERT INTO {s}.item_review (item_id, stage, version, updated_at)
-  VALUES (NEW.item_id, next_stage, 1, now() AT TIME ZONE 'utc')
+  VALUES (NEW.item_id, next_stage, 1, now())
   ON CONFLICT (item_id) DO UPDATE SET stage = EXCLUDED.stage, version = {s}.item_review.version + 1,
                                       updated_at = EXCLUDED.updated_at;
   RETURN NULL;
@@ -524,7 +525,7 @@ BEGIN
     END IF;
   END IF;
   INSERT INTO {s}.audit_log (at, actor, entity, entity_id, action, before, after)
-  VALUES (now() AT TIME ZONE 'utc', NEW.annotator, 'annotation', NEW.id,
+  VALUES (now(), NEW.annotator, 'annotation', NEW.id,
           CASE WHEN NEW.first_key IS NOT NULL AND (TG_OP = 'INSERT' OR OLD.first_key IS NULL)
                THEN 'submit' ELSE 'annotate' END,
           before, after);
@@ -544,7 +545,7 @@ BEGIN
      AND EXISTS (SELECT 1 FROM pg_catalog.pg_roles g WHERE g.rolname IN ({roles})
                  AND pg_catalog.pg_has_role(current_user, g.oid, 'MEMBER')) THEN
     NEW.actor := current_user;
-    NEW.at := pg_catalog.now() AT TIME ZONE 'utc';
+    NEW.at := pg_catalog.now();
   END IF;
   RETURN NEW;
 END $$
@@ -569,7 +570,10 @@ END $$
 # Annotators may not lock rows themselves (FOR UPDATE needs UPDATE on item), so the definer does,
 # only for items assigned to the login (session_user: current_user is the definer here). FOR
 # UPDATE, not FOR SHARE: the submission trigger takes FOR UPDATE later in the same transaction, and
-# two annotators holding share locks would deadlock there. Returns whether the item was locked.
+# two annotators holding share locks would deadlock there. Settled items are not locked: no save
+# can follow, and a hold would only stall (or make deadlock victims of) the deciders' writes.
+# Waiters give up after reviewer.review.core.ITEM_LOCK_WAIT_S, so a hold from an idle psql session
+# stalls no one for long. Returns whether the item was locked.
 _LOCK = r"""
 CREATE OR REPLACE FUNCTION {s}.reviewer_lock_item(target bigint) RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = {s}, pg_catalog, pg_temp AS $$
@@ -577,6 +581,8 @@ BEGIN
   PERFORM 1 FROM {s}.item i
     WHERE i.id = target
       AND EXISTS (SELECT 1 FROM {s}.assignment a WHERE a.item_id = target AND a.annotator = session_user)
+      AND NOT EXISTS (SELECT 1 FROM {s}.item_review r WHERE r.item_id = target
+                      AND r.stage IN ('unanimous', 'adjudicated'))
     FOR UPDATE OF i;
   RETURN FOUND;
 END $$

@@ -4,8 +4,10 @@ their updated_at.
 
 Every attack asserts on its EFFECT: the review tables as the schema owner sees them are
 unchanged, the row is free (the owner's ``FOR UPDATE NOWAIT`` gets it), the decider's write went
-through, the gold after a settlement is the one the annotators reviewed. Tests of holes found
-here are ``xfail(strict=True, reason="HOLE: ...")``; the others guard against regressions.
+through, the gold after a settlement is the one the annotators reviewed. The five holes found here
+(settled items lockable, a decider made the deadlock victim, a disputed item held without bound,
+deciders who annotate refused, audit times off by the session's TimeZone) were strict xfails until
+the commit that fixed them; all tests now guard against their return.
 """
 
 from __future__ import annotations
@@ -297,9 +299,6 @@ def test_before_this_change_a_settled_item_gave_its_annotator_no_lock(team, item
 
 
 @postgres
-@pytest.mark.xfail(strict=True, reason="HOLE: reviewer_lock_item locks settled items (no save can follow): an "
-                                       "annotator holds them FOR UPDATE as long as she likes, stalling every "
-                                       "gold edit, re-settlement, score save and dataset deletion of them")
 def test_an_annotator_cannot_hold_a_settled_item(team, items):
     """q0 is unanimous (settled). alice, in psql: begin; select reviewer_lock_item(q0); and idles.
     Her app never saves a settled item (annotate refuses it after locking), so the lock serves
@@ -319,9 +318,6 @@ def test_an_annotator_cannot_hold_a_settled_item(team, items):
 
 
 @postgres
-@pytest.mark.xfail(strict=True, reason="HOLE: on settled items an annotator's two reviewer_lock_item calls in "
-                                       "reverse id order make a decider's multi-item lock (the scoring job's "
-                                       "_save, FOR UPDATE in id order) the deadlock victim")
 def test_an_annotator_cannot_make_a_deciders_score_save_deadlock(team, items):
     """q0..q3 are unanimous. alice locks q3; carol's score save locks q0..q3 in id order (as
     reviewer.scoring.job._save does) and waits on q3; alice then locks q0. carol waited first, so
@@ -348,22 +344,19 @@ def test_an_annotator_cannot_make_a_deciders_score_save_deadlock(team, items):
             _lock(alice, ids[0])
         except psycopg.Error as e:
             outcome["alice"] = type(e).__name__
-        time.sleep(0.2)
         alice.rollback()
         worker.join(30)
     assert outcome.get("carol") == "locked", outcome
 
 
 @postgres
-@pytest.mark.xfail(strict=True, reason="HOLE: an annotator who has submitted can hold a disputed item "
-                                       "indefinitely (psql: begin; select reviewer_lock_item(id); idle): the "
-                                       "adjudication and the other annotator's revision wait without bound")
-def test_an_annotator_cannot_stall_a_disputed_item_without_bound(team, items):
-    """q0 is disputed: alice and bob both submitted, so before this change neither could take a
-    lock on it (the submission trigger locks only at a first submission). alice now holds it from
-    psql and idles; carol's adjudication and bob's revision wait as long as she likes. Asserted:
-    within 8 s both have finished (done or refused), i.e. something bounds an annotator's hold
-    (idle_in_transaction_session_timeout on annotator logins, or a lock_timeout on the waiters)."""
+def test_an_annotator_holding_a_disputed_item_stalls_others_only_briefly(team, items):
+    """q0 is disputed: alice and bob both submitted, so before reviewer_lock_item neither could lock
+    it. alice may still revise it, so the function locks it for her, and from psql she can hold it
+    and idle. carol's adjudication and bob's revision wait ITEM_LOCK_WAIT_S at most, then are refused
+    with ItemBusy, writing nothing, while alice still holds the item."""
+    from reviewer.errors import ItemBusy
+
     _, ids = items
     alice_r, bob, carol = (Review(team.store(p)) for p in ("alice", "bob", "carol"))
     alice_r.annotate(ids[0], passed(), None, item_version=1)
@@ -377,9 +370,10 @@ def test_an_annotator_cannot_stall_a_disputed_item_without_bound(team, items):
     def run(fn, *a):
         try:
             fn(*a)
-        except Exception as e:  # noqa: BLE001 - a refusal counts as finished
+        except Exception as e:  # noqa: BLE001 - asserted below
             errors.append(e)
 
+    before = _tables(team)
     with _raw(team, "alice", autocommit=False) as alice:
         assert _lock(alice, ids[0])
         workers = [threading.Thread(target=run, args=(carol.adjudicate, *args)),
@@ -387,12 +381,13 @@ def test_an_annotator_cannot_stall_a_disputed_item_without_bound(team, items):
         for w in workers:
             w.start()
         for w in workers:
-            w.join(8)
-        stalled = [w.is_alive() for w in workers]
+            w.join(60)
+        finished_while_held = [not w.is_alive() for w in workers]
         alice.rollback()
-        for w in workers:
-            w.join(30)
-    assert stalled == [False, False]
+    assert finished_while_held == [True, True]
+    assert [type(e) for e in errors] == [ItemBusy, ItemBusy], errors
+    assert "held by another session" in str(errors[0]) and "nothing was written" in str(errors[0])
+    assert _tables(team) == before
 
 
 # ------------------------------------------------------------------------------------------------
@@ -491,9 +486,6 @@ def test_without_the_function_a_decider_annotates_an_item_assigned_to_them(team,
 
 @postgres
 @pytest.mark.parametrize("person", ["carol", "admin"])
-@pytest.mark.xfail(strict=True, reason="HOLE (regression): EXECUTE on reviewer_lock_item is granted to the "
-                                       "annotator role only, but Review.annotate calls it for every team login: "
-                                       "an adjudicator or admin assigned an item can no longer annotate it")
 def test_a_decider_assigned_an_item_can_still_annotate_it(team, items, person):
     _, ids = items
     _assign(team, ids[5], person)
@@ -508,11 +500,6 @@ def test_a_decider_assigned_an_item_can_still_annotate_it(team, items, person):
 # ------------------------------------------------------------------------------------------------
 
 @postgres
-@pytest.mark.xfail(strict=True, reason="HOLE: team-mode audit times are now() AT TIME ZONE 'utc' (a naive UTC wall "
-                                       "time) stored into timestamptz columns, so read in the writer's session "
-                                       "TimeZone: for a decider whose TimeZone is east of UTC a dispute edit is "
-                                       "dated hours early, placed before the tool-written annotations, and survives "
-                                       "a Reject")
 @pytest.mark.parametrize("zone", ["Asia/Tokyo", "Europe/Berlin"])
 def test_team_dispute_edit_by_a_decider_outside_utc_then_reject(team, items, zone):
     """Annotations written by another tool (no audit entry: before `team init`, or with triggers
