@@ -93,6 +93,30 @@ def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path):
         assert conn.execute(text("PRAGMA foreign_keys")).scalar() == 1
 
 
+def test_a_new_sqlite_database_has_16k_pages_and_an_old_4k_one_keeps_its_own(tmp_path):
+    """New files get 16 KiB pages (reviewer.store.db: import speed); a file made with SQLite's
+    4 KiB default (every database before) opens, imports and reads back unchanged in page size."""
+    import sqlite3
+
+    store = Store(tmp_path / "new.sqlite3")
+    with store.engine.connect() as conn:
+        assert conn.execute(text("PRAGMA page_size")).scalar() == 16384
+    store.close()
+    old = tmp_path / "old.sqlite3"
+    plain = sqlite3.connect(old)
+    plain.execute("PRAGMA page_size=4096")
+    plain.execute("PRAGMA journal_mode=WAL")
+    plain.execute("create table earlier (x integer)")
+    plain.close()
+    store = Store(old)
+    import_dataset(store.engine, R.dataset([R.item(i) for i in range(3)]), silent())
+    with store.engine.connect() as conn:
+        assert conn.execute(text("PRAGMA page_size")).scalar() == 4096
+        assert conn.execute(text("PRAGMA integrity_check")).scalar() == "ok"
+    assert [store.find_item("demo", f"q{i}").record_id for i in range(3)] == ["q0", "q1", "q2"]
+    store.close()
+
+
 def test_database_location_from_environment(tmp_path, monkeypatch):
     target = tmp_path / "from-env.sqlite3"
     monkeypatch.setenv("REVIEWER_DB", str(target))
