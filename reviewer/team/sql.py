@@ -227,9 +227,10 @@ def definer_statements(prefix: str, schema: str) -> list[str]:
             _STAMP.format(s=s, roles=", ".join(f"'{role(prefix, n)}'" for n in ROLE_NAMES))]
     for f in functions:
         out += [f"ALTER FUNCTION {s}.{f} OWNER TO {owner}", f"REVOKE ALL ON FUNCTION {s}.{f} FROM PUBLIC"]
-    out.append(f"GRANT EXECUTE ON FUNCTION {s}.reviewer_audit_stamp() TO {', '.join(role(prefix, n) for n in ROLE_NAMES)}")
+    everyone = ", ".join(role(prefix, n) for n in ROLE_NAMES)
+    out.append(f"GRANT EXECUTE ON FUNCTION {s}.reviewer_audit_stamp() TO {everyone}")
     # every role: adjudicators and admins annotate the items assigned to them too
-    out.append(f"GRANT EXECUTE ON FUNCTION {s}.reviewer_lock_item(bigint) TO {', '.join(role(prefix, n) for n in ROLE_NAMES)}")
+    out.append(f"GRANT EXECUTE ON FUNCTION {s}.reviewer_lock_item(bigint) TO {everyone}")
     triggers = (
         ("reviewer_annotation_guard", "BEFORE UPDATE", "annotation"),
         ("reviewer_first_submission", "BEFORE INSERT OR UPDATE", "annotation"),

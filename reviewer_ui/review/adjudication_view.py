@@ -655,7 +655,8 @@ class AdjudicationPanel(QWidget):
             out.append(("choose the final verdict", "verdict"))
         if verdict is not None:  # the protocol's verdict rules (rubric.problems), e.g. High ambiguity vs Pass
             decision = Draft(verdict=verdict, ambiguity=self.ambiguity.value)
-            out += [(p.message, "verdict") for p in problems(decision, "") if p.level == "error" and p.field == "verdict"]
+            out += [(p.message, "verdict") for p in problems(decision, "")
+                    if p.level == "error" and p.field == "verdict"]
         if verdict == "fix":
             if self.editor.syntax_error:
                 out.append(("the final gold is not valid JSON", "gold"))
@@ -676,7 +677,9 @@ class AdjudicationPanel(QWidget):
         self.body_area.ensureWidgetVisible(widget)
         if widget is self.verdict:
             chosen = self.verdict.buttons.get(self.verdict.value or "")
-            (chosen or next(b for b in self.verdict.buttons.values() if b.isEnabled())).setFocus()
+            target = chosen or next((b for b in self.verdict.buttons.values() if b.isEnabled()), None)
+            if target is not None:
+                target.setFocus()
         elif widget is self.editor:
             self.editor.text.setFocus()
         else:

@@ -60,6 +60,8 @@ NOTE_SAVE_DELAY_MS = 700
 AWAIT_NEXT_MS = 10000  # keys typed for the next item are dropped if it has not opened by then
 _NOTHING = object()  # no item waits to be shown
 _LOOKING = object()  # the next item is being looked up
+
+
 class AnnotationPanel(QWidget):
     saved = Signal(object)  # AnnotationView, after each successful save
     landed = Signal(object)  # reviewer.review.Saved, after each successful save (with the progress)

@@ -2,7 +2,8 @@
 (alice passed, bob rejected) nothing in it is cut (tools/fitcheck finds no problem), it needs no
 sideways scrolling, every "Final gold:" button and "Larger window" lie whole inside the page's
 viewport, and "Larger window" and Settle (with what blocks it) stay in view while the view
-scrolls; the original gold is no taller than its text. Screenshots of each size are saved to /tmp/adj_shots/ (or $ADJ_SHOTS)."""
+scrolls; the original gold is no taller than its text. Screenshots of each size are saved to
+/tmp/adj_shots/ (or $ADJ_SHOTS)."""
 
 from __future__ import annotations
 
