@@ -122,22 +122,26 @@ def test_a_set_gold_reason_starting_with_adjudicated_is_taken_for_a_settlement(s
     assert store.item(ids[0]).gold == {"answer": "edited before bob"}
 
 
+def _disputed_by_another_tool(store, item_id):
+    """alice's Pass and bob's Reject written straight into the tables (no audit entry), as
+    another tool would: the item is disputed."""
+    with store.engine.begin() as conn:
+        for who, verdict in (("alice", "pass"), ("bob", "reject")):
+            conn.execute(Annotation.__table__.insert().values(
+                item_id=item_id, annotator=who, verdict=verdict, rubric={"ambiguity": "low"}, error_tags=[],
+                note="tool", version=1))
+        conn.execute(ItemReview.__table__.insert().values(item_id=item_id, stage="disputed", version=1))
+
+
 def test_annotations_written_by_another_tool_dispute_edit_then_reject(store, carol):
     """No audit rows for the annotations: they were counted as saved before the first settlement,
     i.e. after any direct edit, and a gold edited in the dispute survived a Reject. They are now
     placed by their own updated_at."""
     _, ids = _import(store, [{"answer": "A0"}])
-    with store.engine.begin() as conn:
-        for who, verdict in (("alice", "pass"), ("bob", "reject")):
-            conn.execute(Annotation.__table__.insert().values(
-                item_id=ids[0], annotator=who, verdict=verdict, rubric={"ambiguity": "low"}, error_tags=[],
-                note="tool", version=1))
-        conn.execute(ItemReview.__table__.insert().values(item_id=ids[0], stage="disputed", version=1))
+    _disputed_by_another_tool(store, ids[0])
     carol.set_gold(ids[0], {"answer": "edited in the dispute"}, store.item(ids[0]).version, "typo")
     _settle(carol, ids[0], "reject", why="unanswerable")
     assert store.item(ids[0]).gold == {"answer": "A0"}
-
-
 
 
 def test_annotations_written_by_another_tool_after_a_correction_saw_it(store, carol):
@@ -145,14 +149,10 @@ def test_annotations_written_by_another_tool_after_a_correction_saw_it(store, ca
     correction, they reviewed the corrected gold, and a Pass keeps it."""
     _, ids = _import(store, [{"answer": "A0"}])
     carol.set_gold(ids[0], {"answer": "corrected before review"}, store.item(ids[0]).version, "pre-review")
-    with store.engine.begin() as conn:
-        for who, verdict in (("alice", "pass"), ("bob", "reject")):
-            conn.execute(Annotation.__table__.insert().values(
-                item_id=ids[0], annotator=who, verdict=verdict, rubric={"ambiguity": "low"}, error_tags=[],
-                note="tool", version=1))
-        conn.execute(ItemReview.__table__.insert().values(item_id=ids[0], stage="disputed", version=1))
+    _disputed_by_another_tool(store, ids[0])
     _settle(carol, ids[0], "pass", why="fine")
     assert store.item(ids[0]).gold == {"answer": "corrected before review"}
+
 
 def test_item_ids_reused_after_a_dataset_is_deleted_take_the_old_items_gold(store, carol):
     """SQLite reuses the ids of the last rows deleted (no AUTOINCREMENT); the audit log keeps the
