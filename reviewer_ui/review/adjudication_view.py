@@ -262,6 +262,15 @@ class AdjudicationPanel(QWidget):
 
     # -- layout -----------------------------------------------------------------------
 
+    focus_on_show = False  # put the keyboard in the panel once the next item's read lands (request_focus)
+
+    def request_focus(self) -> None:
+        """Take the keyboard as soon as the item being read is shown (opened from the queue)."""
+        if self._loading is None and self.body.isVisible():
+            self.table.setFocus(Qt.FocusReason.OtherFocusReason)
+        else:
+            self.focus_on_show = True
+
     def _build(self) -> None:
         self.title = QLabel("Adjudication")
         self.title.setObjectName("heading")
@@ -312,6 +321,9 @@ class AdjudicationPanel(QWidget):
         self.editor.no_change_text = ("The gold the annotators reviewed, unchanged: Pass or Reject keep it; "
                                       "a Fix must change it.")
         self.editor.validated.connect(self._update_problems)
+        # Tab moves on to the verdict, the rationale and Settle (Enter still indents): in the
+        # editor's own window Tab may indent, here it trapped the keyboard above the decision
+        self.editor.text.setTabChangesFocus(True)
 
         self.verdict = ChoiceRow([(v, f"{v.capitalize()}  ({VERDICT_KEYS[v]})") for v in VERDICTS])
         self.verdict.chosen.connect(self._chose_verdict)
@@ -331,6 +343,10 @@ class AdjudicationPanel(QWidget):
         self.settle_button.clicked.connect(self.settle)
         self.settle_button.setToolTip("Settle (Ctrl+Enter)")
         panel_key(self, "Ctrl+Return", self.settle, "Adjudication", "Settle")
+        for which, key, button in (("a", "Alt+A", self.pick_a), ("b", "Alt+B", self.pick_b),
+                                   ("merge", "Alt+M", self.pick_merge), ("original", "Alt+O", self.pick_original)):
+            panel_key(self, key, lambda w=which: self.pick(w), "Adjudication", f"Final gold: {button.text()}")
+            button.setToolTip(f"{button.text()} ({key})")
         for verdict, key in VERDICT_KEYS.items():  # as in the annotation panel (typing in a text box types)
             panel_key(self, key, lambda v=verdict: self.choose_verdict(v), "Adjudication",
                       f"Verdict: {verdict.capitalize()}")
@@ -472,6 +488,11 @@ class AdjudicationPanel(QWidget):
         self.access.setText("")
         self.access.hide()
         self._show_read(*read)
+        if self.focus_on_show and self.body.isVisible():
+            # opened from the queue with Enter: the keyboard continues here (P/F/R, Ctrl+Enter work
+            # inside the panel), not on the scroll area around it
+            self.focus_on_show = False
+            self.table.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _read_failed(self, item_id: int, exc: BaseException) -> None:
         if not isValid(self) or self._loading != item_id:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer
 
+from reviewer_ui import shortcuts
+
 HIDDEN = "Output (hidden run)"
 OFF_WHILE_BLIND = "Off while you review blind to model identity: it would follow one model across items"
 
@@ -194,7 +196,9 @@ class WindowBlinding(QObject):
                     self._runs_toggle_tip = toggle.toolTip()  # names its keys (shortcuts.show_keys_in_tooltips)
                 dock.hide()
                 toggle.setEnabled(False)
-                toggle.setToolTip("Closed while you review blind to model identity")
+                # still names its keys, as every entry's tooltip does (shortcuts.show_keys_in_tooltips)
+                keys = shortcuts.keys_text(toggle)
+                toggle.setToolTip("Closed while you review blind to model identity" + (f" ({keys})" if keys else ""))
             elif self._runs_dock_was_visible is not None:
                 toggle.setEnabled(True)
                 toggle.setToolTip(getattr(self, "_runs_toggle_tip", ""))

@@ -83,8 +83,19 @@ def float_large(dock: QDockWidget, window) -> None:
     (the dock's title-bar button docks it back)."""
     dock.setFloating(True)
     size = window.size()
-    dock.resize(max(1100, size.width() * 3 // 4), max(800, size.height() * 9 // 10))
-    dock.move(window.geometry().center() - dock.rect().center())
+    width, height = max(1100, size.width() * 3 // 4), max(800, size.height() * 9 // 10)
+    screen = window.screen().availableGeometry() if window.screen() is not None else None
+    if screen is not None:  # never larger than the screen (a 1366x768 laptop has no 800 px to give)
+        frame = dock.frameGeometry().size() - dock.size()  # the window frame around it
+        width = min(width, screen.width() - frame.width())
+        height = min(height, screen.height() - frame.height())
+    dock.resize(width, height)
+    frame = dock.frameGeometry()
+    frame.moveCenter(window.geometry().center())
+    if screen is not None:  # whole on the screen, title bar included
+        frame.moveLeft(max(screen.left(), min(frame.left(), screen.right() - frame.width() + 1)))
+        frame.moveTop(max(screen.top(), min(frame.top(), screen.bottom() - frame.height() + 1)))
+    dock.move(frame.topLeft())
 
 
 def show_item(window, item_id: int) -> None:

@@ -1,5 +1,6 @@
 """Queues and progress: my progress and the dataset's, "next item I have not
-annotated", and the adjudication queue (most disagreement first, with reasons).
+annotated", and the adjudication queue (differing verdicts first, then the most disagreement,
+with reasons).
 
 The counts and the queue are read in one job (``fetch_queues``) on the
 workspace's job runner when one is given (key ``review-queues``: a newer
@@ -63,7 +64,7 @@ class QueuePanel(QWidget):
         self.refresh_button.clicked.connect(self.refresh)
         self.status = QLabel("")
         self.status.setObjectName("muted")
-        self.queue_title = queue_title = QLabel("Adjudication queue (most disagreement first)")
+        self.queue_title = queue_title = QLabel("Adjudication queue (differing verdicts first)")
         queue_title.setObjectName("sectionTitle")
         self.queue_list = QListWidget()
         self.queue_list.setWordWrap(True)
@@ -136,6 +137,9 @@ class QueuePanel(QWidget):
             item = QListWidgetItem(f"{entry.record_id}   · disputed {entry.score:.1f}\n    "
                                    + "; ".join(entry.reasons))
             item.setData(Qt.ItemDataRole.UserRole, entry.item_id)
+            # reviewer.review.core.disagreement_score, in words
+            item.setToolTip("Disagreement score: 4 for different verdicts, 1 per differing check, 1 per ambiguity "
+                            "level apart, 1 for difficulty, 2 to 3 for different fixes, up to 1 for error tags")
             self.queue_list.addItem(item)
         if not queues.queue:
             self.queue_list.addItem("No disputed item waits for adjudication." if adjudicator

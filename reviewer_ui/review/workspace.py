@@ -207,6 +207,7 @@ class ReviewWorkspace(QTabWidget):
     def _go_adjudicate(self, item_id: int) -> None:
         self._stale_tabs.discard(self.adjudication)  # the item comes back through show_item
         self.setCurrentWidget(self.adjudication)
+        self.adjudication.request_focus()
         if self.detail is not None and self.detail.id == item_id:  # already shown: no new item will come
             self.adjudication.show_item(self.detail)
             return
@@ -223,6 +224,11 @@ class ReviewWorkspace(QTabWidget):
             dock.show()
         if self.queues.queue_list.isVisible():
             self.queues.queue_list.setFocus()
+        else:  # an annotator: the key did something, say what
+            window = self.window()
+            if hasattr(window, "statusBar"):
+                window.statusBar().showMessage("The adjudication queue is the adjudicators': you are signed in as "
+                                               f"{self.session.name or 'nobody'}, an annotator.", 8000)
 
     def _export(self) -> None:
         self.setCurrentWidget(self.release)

@@ -234,11 +234,12 @@ def test_a_nestools_comparison_shows_a_and_b_beside_its_long_check_labels(qtbot,
 
 @pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_an_adjudicator_settles_from_the_keyboard_without_scrolling_by_hand(qtbot, demo_store, tmp_path, size):
-    """alice passed, bob rejected. carol (adjudicator) opens the item from her queue, presses R: the
-    verdict is chosen and the form scrolled into view; the pinned bar says what is still missing,
-    and its link takes the keyboard to the rationale; she types it and Ctrl+Enter settles. Each
-    step is saved (tests/ui/journeys.shot) when $REVIEWER_SHOTS is set."""
+    """alice passed, bob rejected. carol (adjudicator) opens the item from her queue with Enter and
+    the keyboard is in the panel: R chooses the verdict and scrolls the form into view; the pinned
+    bar says what is still missing, and its link takes the keyboard to the rationale; she types it
+    and Ctrl+Enter settles. Each step is saved (tests/ui/journeys.shot) when $REVIEWER_SHOTS is set."""
     from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
 
     from tests.ui.journeys import shot
 
@@ -257,9 +258,9 @@ def test_an_adjudicator_settles_from_the_keyboard_without_scrolling_by_hand(qtbo
         assert view.blockers() == ["choose the final verdict", "write a rationale"]
         assert _not_scrolled_away(view.settle_button, view) and not view.settle_button.isEnabled()
 
-        view.table.setFocus()
-        qtbot.waitUntil(view.table.hasFocus, timeout=3000)
-        qtbot.keyClick(view.table, Qt.Key.Key_R)
+        # Enter in the queue left the keyboard in the panel: R works at once
+        qtbot.waitUntil(lambda: view.isAncestorOf(QApplication.focusWidget()), timeout=3000)
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_R)
         assert view.verdict.value == "reject"
         area = view.body_area
         qtbot.waitUntil(lambda: _in_viewport(view.verdict, area), timeout=3000)
@@ -293,6 +294,48 @@ def test_an_adjudicator_settles_from_the_keyboard_without_scrolling_by_hand(qtbo
 
         assert Review(demo_store, "carol").stage(item.id) is Stage.ADJUDICATED
     finally:
+        wait_idle(qtbot, window)
+        window.runner.shutdown(5000)
+        window.close()
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_final_gold_is_picked_by_key_and_tab_leaves_its_editor(qtbot, demo_store, tmp_path, size):
+    """alice fixed the chain, bob passed it. In the Adjudicate tab Alt+A takes alice's fix as the
+    final gold and Alt+O keeps the original; Tab from the final gold's editor moves on (to the
+    decision below), never typing a tab into the gold; "Larger window" opens whole on the screen."""
+    from PySide6.QtCore import Qt
+
+    window, item = _disputed_window(qtbot, demo_store, tmp_path, size, dataset="demo-call_chain",
+                                    record="trip-1", verdicts=("fix", "pass"))
+    ws = window.review
+    view = ws.adjudication
+    try:
+        wait_idle(qtbot, window)
+        become(qtbot, window, "carol", "adjudicator")
+        open_from_queue(qtbot, window, item.id)
+        qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item.id and view.a is not None
+                        and view.body.isVisible() and view.table.hasFocus(), timeout=10000)
+        fixed = _nestools_fix(item.gold)
+        qtbot.keyClick(view.table, Qt.Key.Key_A, Qt.KeyboardModifier.AltModifier)
+        assert view.editor.value == fixed and view.verdict.value == "fix"
+        qtbot.keyClick(view.table, Qt.Key.Key_O, Qt.KeyboardModifier.AltModifier)
+        assert view.editor.value == item.gold and view.verdict.value is None
+
+        editor = view.editor.text
+        editor.setFocus(Qt.FocusReason.TabFocusReason)
+        qtbot.waitUntil(editor.hasFocus, timeout=3000)
+        before = editor.toPlainText()
+        qtbot.keyClick(editor, Qt.Key.Key_Tab)
+        assert not editor.hasFocus() and editor.toPlainText() == before
+
+        view.enlarge_button.click()
+        dock = window.review_dock
+        qtbot.waitUntil(dock.isFloating, timeout=3000)
+        screen = window.screen().availableGeometry()
+        assert screen.contains(dock.frameGeometry()), (dock.frameGeometry(), screen)
+    finally:
+        window.review_dock.setFloating(False)
         wait_idle(qtbot, window)
         window.runner.shutdown(5000)
         window.close()

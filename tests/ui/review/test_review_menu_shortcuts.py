@@ -76,6 +76,8 @@ def test_review_menu_keys_do_what_the_entry_says(qtbot, window):
     qtbot.waitUntil(window.table.hasFocus)
     qtbot.keyClick(window.table, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert ws.current_panel() is ws.annotate_tab  # the adjudication queue lives under Annotate
+    if not ws.session.is_adjudicator:  # an annotator's Ctrl+Shift+A says why no queue shows
+        assert "adjudicators'" in window.statusBar().currentMessage()
 
 
 def test_the_f1_sheet_lists_the_keys_that_work_inside_the_panels(qtbot, window):
@@ -87,3 +89,5 @@ def test_the_f1_sheet_lists_the_keys_that_work_inside_the_panels(qtbot, window):
     assert panel <= listed, f"panel keys missing from the sheet: {sorted(panel - listed)}"
     assert ("Gold vs output", "F8") in listed and ("Gold vs output", "Shift+F8") in listed
     assert ("Fix editor", "Ctrl+Return, Ctrl+Enter") in listed and ("Fix editor", "Esc") in listed
+    adjudication = {("Adjudication", k) for k in ("P", "F", "R", "Alt+A", "Alt+B", "Alt+M", "Alt+O")}
+    assert adjudication <= listed, f"adjudication keys missing from the sheet: {sorted(adjudication - listed)}"
