@@ -72,6 +72,11 @@ def test_extraction_highlights_supporting_spans(qtbot, window):
     html = layout.source.toHtml()
     assert "background-color" in html and "Amelia Rourke" in layout.source.toPlainText()
     assert "found in the text" in layout.support_note.text()
+    # the note is as tall as its wrapped lines at a laptop's width (in a splitter pane it was cut)
+    window.resize(1366, 768)
+    note = layout.support_note
+    note.setText(note.text() + "; not found verbatim: " + ", ".join(f"$.field_{i}.value" for i in range(12)))
+    qtbot.waitUntil(lambda: note.isVisible() and note.height() >= note.heightForWidth(note.width()), timeout=3000)
     _tab(layout, "Gold vs output")
     qtbot.waitUntil(lambda: layout.diff.result is not None, timeout=5000)
     paths = [c.path_text for c in layout.diff.result.changes]

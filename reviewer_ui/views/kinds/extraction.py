@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QWidget
+from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from reviewer.kinds import ItemKind
 from reviewer_ui import theme
@@ -45,10 +45,16 @@ class ExtractionLayout(KindLayout):
         docs = QTabWidget()
         docs.addTab(self.gold, "Gold")
         docs.addTab(self.schema, "Schema")
+        # The note sits in a layout under the text, not in the splitter: a splitter pane keeps the
+        # height it was first given, and the note wrapped to two lines was cut in half there.
+        top = QWidget()
+        column = QVBoxLayout(top)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(section("Source text (gold values highlighted)", self.source), 1)
+        column.addWidget(self.support_note)
         box = QSplitter(Qt.Orientation.Vertical)
         box.setObjectName("extractionLeft")
-        box.addWidget(section("Source text (gold values highlighted)", self.source))
-        box.addWidget(self.support_note)
+        box.addWidget(top)
         box.addWidget(docs)
         return box
 
