@@ -775,6 +775,9 @@ class AnnotationPanel(QWidget):
         self.fix_editor.load(d.kind, d.gold, d.schema, current=d.gold if fixed is None else fixed)
         self.fix_dialog.show()
         self.fix_dialog.raise_()
+        # the keyboard goes with it (E, then type): not every window manager activates a new window
+        self.fix_dialog.activateWindow()
+        self.fix_editor.text.setFocus(Qt.FocusReason.OtherFocusReason)
         return self.fix_editor
 
     def _fix_saved(self, value) -> None:

@@ -346,6 +346,7 @@ def test_rapid_p_p_f_loses_nothing(qtbot, sqlite_store, dataset, alice, async_pa
     assert stored(sqlite_store, ids["q1"], "alice").verdict == "pass"
     assert stored(sqlite_store, ids["q2"], "alice") is None  # a Fix is saved with its fix, not before
     assert "Fix the gold of q2" in panel.fix_editor.title.text()
+    qtbot.waitUntil(panel.fix_editor.text.hasFocus, timeout=3000)  # F, then type: the keys go to the gold
     panel.fix_editor.text.setPlainText('{"answer": "A2 corrected", "n": 2}')
     panel.fix_editor.save_button.click()
     qtbot.waitUntil(lambda: panel.detail.id == ids["q3"], timeout=10000)  # stored, closed, moved on
