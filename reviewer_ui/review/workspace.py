@@ -49,6 +49,7 @@ class ReviewWorkspace(QTabWidget):
         scroller.setFrameShape(QScrollArea.Shape.NoFrame)
         scroller.setWidget(self.annotation)
         annotate_tab.addWidget(scroller)
+        self.annotation_scroller = scroller
         annotate_tab.addWidget(self.queues)
         annotate_tab.setChildrenCollapsible(False)
         annotate_tab.setStretchFactor(0, 3)
@@ -155,11 +156,14 @@ class ReviewWorkspace(QTabWidget):
 
     def show_item(self, detail) -> None:
         """Show ``detail`` (a store ItemDetail, e.g. the item view's ``loaded`` bundle's detail)."""
+        another = detail is not None and (self.detail is None or self.detail.id != detail.id)
         self.detail = detail
         if detail is not None:
             self.set_dataset(detail.dataset_id)
             self.queues.set_position(detail.position)
         self.annotation.show_item(detail)
+        if another:  # a new item's form starts at its top (its stage line and verdict), not where the last was left
+            self.annotation_scroller.verticalScrollBar().setValue(0)
         if self.current_panel() is self.adjudication:
             self.adjudication.show_item(detail)
         else:

@@ -16,6 +16,10 @@ def test_dock_follows_the_item_view_and_keys_annotate_from_the_table(qtbot, wind
     qtbot.waitUntil(lambda: ws.annotation.detail is not None and ws.annotation.detail.kind == "tool_qa",
                     timeout=5000)
     first = ws.annotation.detail
+    window.resize(1366, 768)
+    bar = ws.annotation_scroller.verticalScrollBar()
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=3000)  # the form is taller than the dock
+    bar.setValue(bar.maximum())  # scrolled down to the error tags and the note
     window.activateWindow()
     window.table.setFocus()
     qtbot.waitUntil(window.table.hasFocus, timeout=3000)
@@ -24,6 +28,7 @@ def test_dock_follows_the_item_view_and_keys_annotate_from_the_table(qtbot, wind
                     timeout=5000)  # saved off the GUI thread
     assert snapshot(demo_store, first.id, ws.session.name).mine.draft.verdict == "reject"
     qtbot.waitUntil(lambda: ws.annotation.detail.id != first.id, timeout=5000)  # R moved on (the setting)
+    assert bar.value() == 0  # the next item's form starts at its top: its stage line and verdict in view
     second = ws.annotation.detail
     qtbot.keyClick(window.table, Qt.Key.Key_N)
     qtbot.waitUntil(lambda: ws.annotation.detail.id not in (first.id, second.id), timeout=5000)
