@@ -50,7 +50,9 @@ class QueuePanel(QWidget):
         self.mine_label = QLabel("")
         self.mine_label.setTextFormat(Qt.TextFormat.PlainText)
         self.mine_bar = QProgressBar()
-        self.mine_bar.setTextVisible(True)
+        # the percentage is in the label beside it: drawn on the bar it sat across the fill's edge,
+        # half of it on each colour (as the status bar's did: reviewer_ui.main_window)
+        self.mine_bar.setTextVisible(False)
         self.dataset_label = QLabel("")
         self.dataset_label.setObjectName("muted")
         # Wrapped (the dock stays narrow), with the room of three lines reserved before any text
@@ -123,7 +125,6 @@ class QueuePanel(QWidget):
         self.mine_label.setText(self.session.waiting_text())
         self.mine_bar.setRange(0, 1)
         self.mine_bar.setValue(0)
-        self.mine_bar.setFormat("")  # no count yet: an empty bar, not "0%" of someone's work
         self.dataset_label.setText("")
         self.status.setText("")
 
@@ -158,8 +159,8 @@ class QueuePanel(QWidget):
         """Show the viewer's and the dataset's counts (from a refresh, or straight from a save's result)."""
         if p is None or not self.session.signed_in:  # e.g. a save of the previous identity landing
             return
-        self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine} of {p.items} items")
-        self.mine_bar.setFormat("%p%")
+        percent = f" ({100 * p.mine // p.items}%)" if p.items else ""
+        self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine} of {p.items} items{percent}")
         self.mine_bar.setRange(0, max(1, p.items))
         self.mine_bar.setValue(p.mine)
         adjudicator = self.session.is_adjudicator

@@ -43,7 +43,8 @@ def test_progress_and_queue_sorted_by_disagreement_with_reasons(qtbot, sqlite_st
     qtbot.addWidget(panel)
     with qtbot.waitSignal(panel.refreshed, timeout=10000):
         panel.set_dataset(dataset[0])
-    assert panel.mine_label.text() == "You (alice) annotated 4 of 5 items"
+    assert panel.mine_label.text() == "You (alice) annotated 4 of 5 items (80%)"  # beside the bar, not on it
+    assert not panel.mine_bar.isTextVisible()
     assert panel.mine_bar.value() == 4 and panel.mine_bar.maximum() == 5
     # an annotator has no adjudication queue and no dataset-wide dispute counts
     assert panel.queue_list.count() == 1 and "adjudicators'" in panel.queue_list.item(0).text()
