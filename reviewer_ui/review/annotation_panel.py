@@ -65,6 +65,9 @@ _LOOKING = object()  # the next item is being looked up
 class AnnotationPanel(QWidget):
     saved = Signal(object)  # AnnotationView, after each successful save
     landed = Signal(object)  # reviewer.review.Saved, after each successful save (with the progress)
+    # "Saved <record>: <the protocol's warnings>", after a save that stored a warned draft: the panel
+    # may already show the next item (the verdict moved on), so the host says it where it stays
+    warned = Signal(str)
     navigate = Signal(int)  # the item id N wants shown next
     queue_done = Signal()  # N found no item left that needs me
     status_changed = Signal(str)
@@ -638,7 +641,7 @@ class AnnotationPanel(QWidget):
                 d.dataset_id, d.position, self._advance is not None)
         review = self.session.review
         context = (d.id, review, record_undo,
-                   copy.deepcopy(self.saved_draft) if self.saved_draft is not None else Draft())
+                   copy.deepcopy(self.saved_draft) if self.saved_draft is not None else Draft(), d.record_id, d.kind)
         if self.runner is None:
             try:
                 result = _save(None, review, *args)
@@ -653,7 +656,7 @@ class AnnotationPanel(QWidget):
 
     def _save_landed(self, context, result: Saved) -> None:
         """GUI thread: a save is stored; show it, then start the next one or move on."""
-        item_id, review, record_undo, before = context
+        item_id, review, record_undo, before, record_id, kind = context
         self._saving = False
         view = result.view
         if record_undo and review is self.session.review:
@@ -666,6 +669,9 @@ class AnnotationPanel(QWidget):
             self._set_status(f"Saved version {view.version}.")
         self.saved.emit(view)
         self.landed.emit(result)
+        warnings = [p.message for p in problems(view.draft, kind, len(view.patch or [])) if p.level == "warning"]
+        if warnings and view.draft.verdict is not None:
+            self.warned.emit(f"Saved {record_id} as {view.draft.verdict.capitalize()}: {'; '.join(warnings)}")
         if view.draft.verdict == "fix" and self._wanted is None and self.fix_dialog is not None \
                 and self.fix_dialog.isVisible() and self._closing_fix:
             self._closing_fix = False

@@ -54,6 +54,7 @@ def install(window) -> ReviewWorkspace:
     # once, not the gold it loaded before (it kept "✓ 1.00" against the old gold until reopened).
     ws.adjudication.settled.connect(lambda view: window.item_view.reload_if_shown({view.item_id}))
     ws.annotation.landed.connect(lambda saved: _gold_may_have_changed(window, saved))
+    ws.annotation.warned.connect(lambda message: window.statusBar().showMessage(message, 15000))
     menu = window.menuBar().addMenu("&Review")
     for action in ws.actions_for_menu():
         menu.addAction(action)

@@ -29,6 +29,9 @@ def test_dock_follows_the_item_view_and_keys_annotate_from_the_table(qtbot, wind
     assert snapshot(demo_store, first.id, ws.session.name).mine.draft.verdict == "reject"
     qtbot.waitUntil(lambda: ws.annotation.detail.id != first.id, timeout=5000)  # R moved on (the setting)
     assert bar.value() == 0  # the next item's form starts at its top: its stage line and verdict in view
+    # the Reject said nothing: the panel has moved on, so the status bar names the item and the warning
+    message = window.statusBar().currentMessage()
+    assert message.startswith(f"Saved {first.record_id} as Reject") and "no error tag and no note" in message
     second = ws.annotation.detail
     qtbot.keyClick(window.table, Qt.Key.Key_N)
     qtbot.waitUntil(lambda: ws.annotation.detail.id not in (first.id, second.id), timeout=5000)
