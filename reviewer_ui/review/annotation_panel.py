@@ -45,7 +45,7 @@ from PySide6.QtWidgets import (
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from reviewer.errors import ReviewerError, StaleWrite
+from reviewer.errors import ItemBusy, ReviewerError, StaleWrite
 from reviewer.review import Draft, ProtocolViolation, ReviewSnapshot, Saved
 from reviewer.review.patch import make_patch
 from reviewer.review.rubric import (
@@ -698,7 +698,7 @@ class AnnotationPanel(QWidget):
         self._typeahead.clear()  # keys typed for an item we are not leaving
         if isinstance(exc, StaleWrite):
             self._show_stale(exc)
-        elif isinstance(exc, ProtocolViolation):  # the store's rules are the final word
+        elif isinstance(exc, (ProtocolViolation, ItemBusy)):  # the store's rules are the final word; busy: retry
             self._set_status(f"Not saved: {exc}")
         elif isinstance(exc, (ReviewerError, SQLAlchemyError)):  # e.g. the team's server is unreachable
             self._set_status(f"Not saved: the store failed: {exc}")
