@@ -175,8 +175,10 @@ def test_the_tree_of_a_big_response_is_read_from_the_helper(qtbot, n):
     assert model.path(name) == "$.records[0].name"
     fetched = model.rowCount(records)
     view.tree.scrollTo(model.index(fetched - 1, 0, records))
-    qtbot.waitUntil(lambda: model.rowCount(records) > fetched, timeout=10_000)  # the next batch on scrolling
-    assert model.index(fetched, 0, records).data() == f"[{fetched}]"
+    # the next batch on scrolling; unless QTreeView, which fetches again whenever its scroll bar sits
+    # at the bottom as rows arrive, had already fetched them all (seen in CI at 3,000 rows)
+    qtbot.waitUntil(lambda: model.rowCount(records) > fetched or fetched == n, timeout=10_000)
+    assert model.index(min(fetched, n - 1), 0, records).data() == f"[{min(fetched, n - 1)}]"
     view.grab().save(f"{SHOTS}/big-response-tree-{n}.png")
     view.reduced.setChecked(True)
     top = model.index(0, 0)
