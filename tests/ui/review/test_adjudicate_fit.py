@@ -102,6 +102,19 @@ def open_from_queue(qtbot, window, item_id: int) -> None:
     qtbot.waitUntil(lambda: ws.current_panel() is ws.adjudication, timeout=3000)
 
 
+
+def wait_shown(qtbot, view, item_id: int) -> None:
+    """Until the Adjudicate tab shows ``item_id`` with its two annotations (the read has landed)."""
+    qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item_id and view.a is not None
+                    and view.body.isVisible(), timeout=10000)
+
+
+def close_window(qtbot, window) -> None:
+    """End a test's window once its jobs are done."""
+    wait_idle(qtbot, window)
+    window.runner.shutdown(5000)
+    window.close()
+
 @pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_adjudicate_tab_fits_the_dock_on_a_disputed_item(qtbot, demo_store, tmp_path, size):
     window, item = _disputed_window(qtbot, demo_store, tmp_path, size)
@@ -113,8 +126,7 @@ def test_the_adjudicate_tab_fits_the_dock_on_a_disputed_item(qtbot, demo_store, 
         ws.setCurrentWidget(view)
         row = next(r for r in range(window.model.rowCount()) if window.model.item_id(r) == item.id)
         show_row(qtbot, window, row)
-        qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item.id and view.a is not None
-                        and view.body.isVisible(), timeout=10000)
+        wait_shown(qtbot, view, item.id)
         wait_idle(qtbot, window)
         page = ws._pages[view]
         picks = [view.pick_a, view.pick_b, view.pick_merge, view.pick_original]
@@ -160,9 +172,7 @@ def test_the_adjudicate_tab_fits_the_dock_on_a_disputed_item(qtbot, demo_store, 
         assert _not_scrolled_away(view.settle_button, view), "Settle scrolled out of view"
         assert {view.a.annotator, view.b.annotator} == {"alice", "bob"}
     finally:
-        wait_idle(qtbot, window)
-        window.runner.shutdown(5000)
-        window.close()
+        close_window(qtbot, window)
 
 
 @pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -183,8 +193,7 @@ def test_a_nestools_comparison_shows_a_and_b_beside_its_long_check_labels(qtbot,
         window.activateWindow()
         window.table.setFocus()
         open_from_queue(qtbot, window, item.id)
-        qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item.id and view.a is not None
-                        and view.body.isVisible(), timeout=10000)
+        wait_shown(qtbot, view, item.id)
         wait_idle(qtbot, window)
         table = view.table
         labels = [table.verticalHeaderItem(r).text() for r in range(table.rowCount())]
@@ -227,9 +236,7 @@ def test_a_nestools_comparison_shows_a_and_b_beside_its_long_check_labels(qtbot,
         assert pane.isVisible() and pane.height() >= pane.fontMetrics().lineSpacing() * 4, \
             f"the Fix A pane is {pane.height()} px tall"
     finally:
-        wait_idle(qtbot, window)
-        window.runner.shutdown(5000)
-        window.close()
+        close_window(qtbot, window)
 
 
 @pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -251,8 +258,7 @@ def test_an_adjudicator_settles_from_the_keyboard_without_scrolling_by_hand(qtbo
         wait_idle(qtbot, window)
         become(qtbot, window, "carol", "adjudicator")
         open_from_queue(qtbot, window, item.id)
-        qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item.id and view.a is not None
-                        and view.body.isVisible(), timeout=10000)
+        wait_shown(qtbot, view, item.id)
         wait_idle(qtbot, window)
         shot(window, f"{tag}-1-opened")
         assert view.blockers() == ["choose the final verdict", "write a rationale"]
@@ -294,9 +300,7 @@ def test_an_adjudicator_settles_from_the_keyboard_without_scrolling_by_hand(qtbo
 
         assert Review(demo_store, "carol").stage(item.id) is Stage.ADJUDICATED
     finally:
-        wait_idle(qtbot, window)
-        window.runner.shutdown(5000)
-        window.close()
+        close_window(qtbot, window)
 
 
 @pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
@@ -314,8 +318,8 @@ def test_the_final_gold_is_picked_by_key_and_tab_leaves_its_editor(qtbot, demo_s
         wait_idle(qtbot, window)
         become(qtbot, window, "carol", "adjudicator")
         open_from_queue(qtbot, window, item.id)
-        qtbot.waitUntil(lambda: view.detail is not None and view.detail.id == item.id and view.a is not None
-                        and view.body.isVisible() and view.table.hasFocus(), timeout=10000)
+        wait_shown(qtbot, view, item.id)
+        qtbot.waitUntil(view.table.hasFocus, timeout=10000)
         fixed = _nestools_fix(item.gold)
         qtbot.keyClick(view.table, Qt.Key.Key_A, Qt.KeyboardModifier.AltModifier)
         assert view.editor.value == fixed and view.verdict.value == "fix"
@@ -336,6 +340,4 @@ def test_the_final_gold_is_picked_by_key_and_tab_leaves_its_editor(qtbot, demo_s
         assert screen.contains(dock.frameGeometry()), (dock.frameGeometry(), screen)
     finally:
         window.review_dock.setFloating(False)
-        wait_idle(qtbot, window)
-        window.runner.shutdown(5000)
-        window.close()
+        close_window(qtbot, window)
