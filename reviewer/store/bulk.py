@@ -106,8 +106,7 @@ def _converted(conn: Connection, table: Table, keys: list[str], rows: Sequence[d
 
     The values come out of each dict in one C call (``itemgetter``); only the
     columns with a bind processor are touched in Python. A JSON value that is the
-    very object of the previous JSON column in the row (an import's ``gold`` and
-    ``original_gold``) is encoded once.
+    very object of the previous JSON column in the row is encoded once.
     """
     procs = _processors(conn, table, keys)
     json_columns = {i for i, k in enumerate(keys) if procs[i] is not None and isinstance(table.c[k].type, JSON)}
@@ -172,17 +171,77 @@ def row_security_active(conn: Connection, table: Table) -> bool:
 
 
 def _copy(conn: Connection, table: Table, keys: list[str], values: list[list]) -> None:
-    """PostgreSQL COPY FROM STDIN through psycopg: one statement per chunk, rows streamed in text format."""
+    """PostgreSQL COPY FROM STDIN through psycopg: one statement per chunk.
+
+    In binary format when the columns' types and the chunk's values allow it
+    (``_binary_types``): an item row is ~4 kB of JSON text, which the text format
+    makes the client escape and the server scan byte by byte for tabs and
+    backslashes; binary sends each value as its length and bytes. Measured on 20k
+    NesTools rows: server 41.5-43 against 47.5 us a row, client 2.4 against 5.7 us.
+    Otherwise in text format, as before, whose errors are the server's own.
+    """
     prep = conn.dialect.identifier_preparer
     columns = ", ".join(prep.format_column(table.c[k]) for k in keys)
-    sql = f"COPY {prep.format_table(table)} ({columns}) FROM STDIN"
+    types = _binary_types(conn, table, keys, values)
+    sql = f"COPY {prep.format_table(table)} ({columns}) FROM STDIN" + (" (FORMAT BINARY)" if types else "")
     cursor = conn.connection.driver_connection.cursor()
     try:
         with _as_sqlalchemy_errors(conn, sql), cursor.copy(sql) as copy:
+            if types:
+                copy.set_types(types)
             for row in values:
                 copy.write_row(row)
     finally:
         cursor.close()
+
+
+# The server's column type -> (the psycopg type whose binary form that column's receive
+# function reads, the Python types its values may have, the integer range). json's
+# binary form is its text (json_recv parses and validates it as json_in does), so a JSON
+# column's value, JSON text here, goes as text; so does varchar's (varchar_recv checks
+# the length limit as varchar_in does). No timestamps: their binary form depends on the
+# column's time zone handling, which the text form leaves to the server.
+_NONE = type(None)
+BINARY_TYPES = {
+    "smallint": ("int2", {int, _NONE}, 2**15),
+    "integer": ("int4", {int, _NONE}, 2**31),
+    "bigint": ("int8", {int, _NONE}, 2**63),
+    "boolean": ("bool", {bool, _NONE}, None),
+    "text": ("text", {str, _NONE}, None),
+    "character varying": ("text", {str, _NONE}, None),
+    "json": ("text", {str, _NONE}, None),
+}
+
+
+def _binary_types(conn: Connection, table: Table, keys: list[str], values: list[list]) -> list[str] | None:
+    """The psycopg type names for a binary COPY of ``values`` (lists in ``keys`` order)
+    into ``table``, or None when the text format must be used.
+
+    The types are read from the server's catalog, not the model: the bytes must be
+    exactly the column's type. Every value is checked to be of a Python type that
+    type's dumper takes, and integers to fit: psycopg's int4 dumper wraps 2**40 to 0
+    without a word, where the text format has the server refuse it ("integer out of
+    range"); a str for an integer column would be a TypeError mid-COPY. A chunk with
+    any such value goes in text format and meets the server's checks as before.
+    """
+    name = conn.dialect.identifier_preparer.format_table(table)
+    found = dict(conn.exec_driver_sql(
+        "select attname, format_type(atttypid, null) from pg_attribute"
+        " where attrelid = to_regclass(%(t)s) and attnum > 0 and not attisdropped",
+        {"t": name},
+    ).all())
+    specs = [BINARY_TYPES.get(found.get(table.c[k].name, "")) for k in keys]
+    if None in specs:
+        return None
+    for spec, column in zip(specs, zip(*values)):
+        _, allowed, bound = spec
+        if not set(map(type, column)) <= allowed:
+            return None
+        if bound is not None:
+            present = [v for v in column if v is not None]
+            if present and not (-bound <= min(present) and max(present) < bound):
+                return None
+    return [spec[0] for spec in specs]
 
 
 def fetch_ids(conn: Connection, stmt) -> array:
