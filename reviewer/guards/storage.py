@@ -18,8 +18,8 @@ from reviewer.errors import NotFound, ReviewerError
 from reviewer.guards.base import GuardItem, GuardResult, source_text
 from reviewer.guards.tables import CheckResult, GuardOverride
 from reviewer.store import audit
+from reviewer.store.item_json import JSON_COLUMNS, stored_payload
 from reviewer.store.models import Blob, Item, Person, utcnow
-from reviewer.store.payloads import expand as expand_payload
 
 result_t, override_t = CheckResult.__table__, GuardOverride.__table__
 item_t, blob_t, person_t = Item.__table__, Blob.__table__, Person.__table__
@@ -27,8 +27,8 @@ item_t, blob_t, person_t = Item.__table__, Blob.__table__, Person.__table__
 
 def load_items(conn, dataset_id: int, item_ids: Iterable[int] | None = None) -> list[GuardItem]:
     """The dataset's items as the guards see them, in position order."""
-    stmt = (select(item_t.c.id, item_t.c.record_id, item_t.c.kind, item_t.c.gold, item_t.c.payload, item_t.c.raw,
-                   item_t.c.question, item_t.c.context_hash, item_t.c.schema_hash, item_t.c.category)
+    stmt = (select(item_t.c.id, item_t.c.record_id, item_t.c.kind, item_t.c.gold, *JSON_COLUMNS,
+                   item_t.c.context_hash, item_t.c.schema_hash, item_t.c.category)
             .where(item_t.c.dataset_id == dataset_id).order_by(item_t.c.position))
     if item_ids is not None:
         stmt = stmt.where(item_t.c.id.in_(list(item_ids)))
@@ -39,7 +39,7 @@ def load_items(conn, dataset_id: int, item_ids: Iterable[int] | None = None) -> 
     for i in range(0, len(hash_list), 500):
         texts.update(conn.execute(select(blob_t.c.hash, blob_t.c.text)
                                   .where(blob_t.c.hash.in_(hash_list[i:i + 500]))).all())
-    payloads = [expand_payload(r.payload, r.raw) for r in rows]
+    payloads = [stored_payload(r) for r in rows]
     return [
         GuardItem(id=r.id, record_id=r.record_id, kind=r.kind, gold=r.gold,
                   source=source_text(r.kind, payload, texts.get(r.context_hash), r.question),

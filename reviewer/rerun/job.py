@@ -21,8 +21,8 @@ from reviewer.rerun.config import RunConfig
 from reviewer.rerun.engine import RunSummary, execute, plan
 from reviewer.rerun.isolated import execute_isolated
 from reviewer.rerun.writer import OutputWriter
+from reviewer.store.item_json import ITEM_COLUMNS, stored_payload
 from reviewer.store.models import Blob, Item, Output, Run, utcnow
-from reviewer.store.payloads import expand as expand_payload
 from reviewer.store import audit
 
 item_t, output_t, run_t, blob_t = Item.__table__, Output.__table__, Run.__table__, Blob.__table__
@@ -52,7 +52,7 @@ class RerunReport:
 
 
 def load_items(store, dataset_id: int, item_ids: list[int] | None = None) -> list[RerunItem]:
-    stmt = select(item_t).where(item_t.c.dataset_id == dataset_id).order_by(item_t.c.position)
+    stmt = select(*ITEM_COLUMNS).where(item_t.c.dataset_id == dataset_id).order_by(item_t.c.position)
     if item_ids is not None:
         stmt = stmt.where(item_t.c.id.in_(item_ids))
     with store.engine.connect() as conn:
@@ -60,7 +60,7 @@ def load_items(store, dataset_id: int, item_ids: list[int] | None = None) -> lis
         hashes = sorted({h for r in rows for h in (r.context_hash, r.schema_hash) if h})
         texts = dict(conn.execute(select(blob_t.c.hash, blob_t.c.text).where(blob_t.c.hash.in_(hashes))).all())
     return [
-        RerunItem(r.id, r.record_id, r.kind, r.gold, expand_payload(r.payload, r.raw), texts.get(r.context_hash),
+        RerunItem(r.id, r.record_id, r.kind, r.gold, stored_payload(r), texts.get(r.context_hash),
                   texts.get(r.schema_hash), r.question, r.category)
         for r in rows
     ]

@@ -42,6 +42,7 @@ from reviewer.review.views import (
     AdjudicationView, AnnotationView, Progress, QueueEntry, ReviewedGold, ReviewSnapshot, Saved,
 )
 from reviewer.store import audit
+from reviewer.store.item_json import ORIGINAL_GOLD
 from reviewer.store.models import (
     Adjudication, Annotation, Assignment, AuditEntry, Dataset, Item, ItemReview, Person, utcnow,
 )
@@ -161,7 +162,7 @@ def _lock_item(conn: Connection, item_id: int, team: bool):
             raise ItemBusy(item_id, ITEM_LOCK_WAIT_S) from None
         raise
     row = conn.execute(
-        select(item_t.c.kind, item_t.c.gold, item_t.c.original_gold, item_t.c.version, item_t.c.dataset_id,
+        select(item_t.c.kind, item_t.c.gold, ORIGINAL_GOLD, item_t.c.version, item_t.c.dataset_id,
                ds_t.c.meta).join(ds_t, ds_t.c.id == item_t.c.dataset_id).where(item_t.c.id == item_id)
     ).first()
     if row is None:

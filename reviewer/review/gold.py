@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection
 
 from reviewer.errors import NotFound, StaleWrite
 from reviewer.store import audit
+from reviewer.store.item_json import ORIGINAL_GOLD
 from reviewer.store.models import Item
 
 item_t = Item.__table__
@@ -27,7 +28,7 @@ def write_gold(conn: Connection, item_id: int, gold: Any, actor: str, expected_v
     caller's transaction. ``settles``: the write is an adjudication's (the audit entry says so,
     for Review.reviewed_gold; a free-text reason cannot)."""
     row = conn.execute(
-        select(item_t.c.gold, item_t.c.original_gold, item_t.c.version).where(item_t.c.id == item_id)
+        select(item_t.c.gold, ORIGINAL_GOLD, item_t.c.version).where(item_t.c.id == item_id)
     ).first()
     if row is None:
         raise NotFound(f"no item with id {item_id}")

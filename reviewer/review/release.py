@@ -20,8 +20,8 @@ from sqlalchemy import select
 from reviewer.kinds import ItemKind
 from reviewer.review.patch import make_patch
 from reviewer.store import exporting
+from reviewer.store.item_json import ITEM_COLUMNS, stored_payload
 from reviewer.store.models import Adjudication, Annotation, Blob, Item
-from reviewer.store.payloads import expand as expand_payload
 
 item_t, ann_t, adj_t, blob_t = Item.__table__, Annotation.__table__, Adjudication.__table__, Blob.__table__
 
@@ -152,7 +152,7 @@ def gold_provenance(store, dataset_id: int) -> list[dict]:
     guard_overrides = guards.provenance(store, dataset_id)
     with store.engine.connect() as conn:
         rows = conn.execute(
-            select(item_t, adj_t.c.verdict.label("adj_verdict"), adj_t.c.adjudicator, adj_t.c.resolution,
+            select(*ITEM_COLUMNS, adj_t.c.verdict.label("adj_verdict"), adj_t.c.adjudicator, adj_t.c.resolution,
                    adj_t.c.rationale, adj_t.c.updated_at.label("settled_at"), adj_t.c.rubric.label("adj_rubric"))
             .join(adj_t, adj_t.c.item_id == item_t.c.id)
             .where(item_t.c.dataset_id == dataset_id)
@@ -170,7 +170,7 @@ def gold_provenance(store, dataset_id: int) -> list[dict]:
         {
             "record_id": r.record_id, "kind": r.kind, "question": r.question, "gold": r.gold,
             "category": r.category, "difficulty": (r.adj_rubric or {}).get("difficulty") or r.difficulty,
-            "depth": r.depth, "domain": r.domain, "payload": expand_payload(r.payload, r.raw),
+            "depth": r.depth, "domain": r.domain, "payload": stored_payload(r),
             "provenance": {
                 "decision": "unanimous" if r.resolution == "auto" else "adjudicated",
                 "verdict": r.adj_verdict,

@@ -21,8 +21,8 @@ from reviewer.jobs import JobContext, silent
 from reviewer.rerun.config import RunConfig
 from reviewer.scoring.base import Mode, ScoreResult, ScoringItem, ScoringOutput
 from reviewer.scoring.registry import scorer_for
+from reviewer.store.item_json import JSON_COLUMNS, stored_payload, stored_raw
 from reviewer.store.models import Blob, Dataset, Item, Output, Run, Score, utcnow
-from reviewer.store.payloads import expand as expand_payload
 
 item_t, output_t, run_t, score_t, blob_t, dataset_t = (
     Item.__table__, Output.__table__, Run.__table__, Score.__table__, Blob.__table__, Dataset.__table__,
@@ -56,7 +56,7 @@ class RunScores:
 
 def _scoring_item(row, texts: dict[str, str]) -> ScoringItem:
     return ScoringItem(
-        record_id=row.record_id, kind=row.kind, gold=row.gold, raw=row.raw or {}, payload=expand_payload(row.payload, row.raw),
+        record_id=row.record_id, kind=row.kind, gold=row.gold, raw=(raw := stored_raw(row)) or {}, payload=stored_payload(row, raw),
         context=texts.get(row.context_hash), schema=texts.get(row.schema_hash), category=row.category,
         depth=row.depth,
     )
@@ -67,7 +67,7 @@ def _load(conn, run_id: int, item_ids: list[int] | None):
         select(
             output_t.c.id.label("output_id"), output_t.c.replication, output_t.c.text, output_t.c.prediction,
             output_t.c.extra, output_t.c.status, item_t.c.id.label("item_id"), item_t.c.record_id, item_t.c.kind,
-            item_t.c.gold, item_t.c.raw, item_t.c.payload, item_t.c.context_hash, item_t.c.schema_hash,
+            item_t.c.gold, *JSON_COLUMNS, item_t.c.context_hash, item_t.c.schema_hash,
             item_t.c.category, item_t.c.depth, item_t.c.version.label("item_version"),
         )
         .join(item_t, item_t.c.id == output_t.c.item_id)

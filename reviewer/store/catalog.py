@@ -22,7 +22,7 @@ from reviewer.store.views import DatasetInfo, RunInfo
 
 # The schema version the queries below were written against; a test keeps it equal
 # to reviewer.store.migrations' latest version.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 _DATASETS = """
 SELECT d.id, d.name, d.format, d.kind, d.source, d.created_at,

@@ -26,8 +26,8 @@ from reviewer.formats._jsonio import unstorable
 from reviewer.formats.base import DatasetRecord, ExportItem
 from reviewer.formats.registry import dataset_formats
 from reviewer.jobs import JobContext
+from reviewer.store.item_json import ITEM_COLUMNS, JSON_COLUMNS, stored_payload, stored_raw
 from reviewer.store.models import Adjudication, Annotation, Blob, Dataset, Item
-from reviewer.store.payloads import expand as expand_payload
 
 item_t, blob_t, ann_t, adj_t, dataset_t = (
     Item.__table__, Blob.__table__, Annotation.__table__, Adjudication.__table__, Dataset.__table__,
@@ -53,17 +53,17 @@ def dataset_record(conn, dataset_id: int) -> DatasetRecord:
 def export_items(conn, dataset_id: int) -> list[ExportItem]:
     rows = conn.execute(
         select(
-            item_t.c.record_id, item_t.c.raw, item_t.c.gold, item_t.c.original_gold,
-            item_t.c.context_hash, item_t.c.schema_hash, item_t.c.payload,
+            item_t.c.record_id, item_t.c.gold, item_t.c.context_hash, item_t.c.schema_hash, *JSON_COLUMNS,
         ).where(item_t.c.dataset_id == dataset_id).order_by(item_t.c.position)
     ).all()
     texts = _blob_texts(conn, [h for r in rows for h in (r.context_hash, r.schema_hash)])
     return [
         ExportItem(
-            record_id=r.record_id, raw=r.raw, gold=r.gold, original_gold=r.original_gold,
-            context=texts.get(r.context_hash), schema=texts.get(r.schema_hash), payload=expand_payload(r.payload, r.raw),
+            record_id=r.record_id, raw=raw, gold=r.gold, original_gold=r.original_gold,
+            context=texts.get(r.context_hash), schema=texts.get(r.schema_hash), payload=stored_payload(r, raw),
         )
         for r in rows
+        for raw in (stored_raw(r),)
     ]
 
 
@@ -110,14 +110,14 @@ def provenance_rows(conn, dataset_id: int, item_ids: set[int] | None = None):
             select(adj_t).join(item_t, item_t.c.id == adj_t.c.item_id).where(item_t.c.dataset_id == dataset_id)
         )
     }
-    for r in conn.execute(select(item_t).where(item_t.c.dataset_id == dataset_id).order_by(item_t.c.position)):
+    for r in conn.execute(select(*ITEM_COLUMNS).where(item_t.c.dataset_id == dataset_id).order_by(item_t.c.position)):
         adj = adjs.get(r.id)
         if item_ids is not None and r.id not in item_ids:
             continue
         yield {
             "record_id": r.record_id, "kind": r.kind, "question": r.question, "gold": r.gold,
             "original_gold": r.original_gold, "gold_edited": r.gold_edited, "category": r.category,
-            "difficulty": r.difficulty, "depth": r.depth, "domain": r.domain, "payload": expand_payload(r.payload, r.raw),
+            "difficulty": r.difficulty, "depth": r.depth, "domain": r.domain, "payload": stored_payload(r),
             "provenance": {
                 "source_file": r.source_file, "source_line": r.source_line,
                 "annotations": anns.get(r.id, []),

@@ -30,12 +30,14 @@ process costs ~0.15 s, more than a small file's whole import.
 The child: ``python -m reviewer.store.import_feed``, a pickled request on stdin
 (format name, path), pickled messages on stdout:
 ``("chunk", blobs, entries)``, ``("error", path, where, message)``, ``("done", count)``.
-An entry is ``(record_id, where, file, raw_text, row)``; ``row`` holds the values of
-``ROW_KEYS`` with the JSON columns as JSON text.
+An entry is ``(record_id, where, file, row)``; ``row`` holds the values of
+``ROW_KEYS`` with the JSON columns as JSON text, stored as reviewer.store.item_json says
+(``source_record`` gives the record back).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import subprocess
@@ -45,6 +47,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from reviewer.errors import InputError, ReviewerError
+from reviewer.store.raw_refs import compact_raw, expand_raw
 
 # Formats whose read() is lazy (the importer reads the dataset header, the child the
 # items), with the module that registers each.
@@ -54,10 +57,17 @@ CHUNK = 1000
 
 # The item columns the child fills, in order; the importer adds dataset_id and position.
 ROW_KEYS = (
-    "record_id", "kind", "question", "gold", "original_gold", "raw", "payload", "context_hash",
+    "record_id", "kind", "question", "gold", "original_gold", "raw", "raw_refs", "payload", "context_hash",
     "schema_hash", "category", "difficulty", "depth", "domain", "source_file", "source_line",
     "gold_edited", "version",
 )
+
+
+def source_record(row) -> object:
+    """The source record of a feed row (for an item already stored, compared with the stored one)."""
+    get = dict(zip(ROW_KEYS, row))
+    refs = None if get["raw_refs"] is None else json.loads(get["raw_refs"])
+    return expand_raw(json.loads(get["raw"]), refs, get["question"], json.loads(get["gold"]))
 
 
 class Broken(ReviewerError):
@@ -188,13 +198,22 @@ def _child() -> None:
                 blobs[key] = text
             return key
 
+        refs_texts: dict[tuple, str] = {}
+
+        def refs_text(refs: dict) -> str:  # a format's records share one or two: encode each once
+            key = tuple(refs.items())
+            text = refs_texts.get(key)
+            if text is None:
+                text = refs_texts[key] = encode_storable(refs)
+            return text
+
         for rec in parsed.items:
             check_item(rec, source)  # from here on the record is storable: no NaN, no infinity
-            gold = encode_storable(rec.gold)
-            raw = encode_storable(rec.raw)
+            raw, raw_refs = compact_raw(rec.raw, rec.question, rec.gold)
             entries.append((
-                rec.record_id, where_in_file(rec), rec.source_file or source, raw, (
-                    rec.record_id, rec.kind, rec.question, gold, gold, raw,
+                rec.record_id, where_in_file(rec), rec.source_file or source, (
+                    rec.record_id, rec.kind, rec.question, encode_storable(rec.gold), None, encode_storable(raw),
+                    None if raw_refs is None else refs_text(raw_refs),
                     encode_storable(compact(rec.payload, rec.raw)), put(rec.context), put(rec.schema),
                     rec.category, rec.difficulty, rec.depth, rec.domain, rec.source_file, rec.source_line,
                     False, 1,

@@ -43,7 +43,9 @@ from reviewer.store import audit
 from reviewer.store.bulk import CHUNK, insert_encoded, insert_ignoring_duplicates, insert_many, row_security_active
 from reviewer.store.checks import check_item, check_storable, where_in_file
 from reviewer.store.import_feed import ROW_KEYS as FEED_ROW_KEYS
-from reviewer.store.import_feed import Feed
+from reviewer.store.import_feed import Feed, source_record
+from reviewer.store.item_json import JSON_COLUMNS, compact_raw
+from reviewer.store.item_json import stored_raw as stored_record
 from reviewer.store.models import Blob, Dataset, Item, Output, Run, utcnow
 from reviewer.store.payloads import compact as compact_payload
 
@@ -396,10 +398,10 @@ def _read_from_feed(feed, ctx, conn, dataset_id, existing, position, summary, wr
     for chunk_blobs, entries in feed.chunks():
         rows: list[list] = []
         stored_raw: list = []
-        for record_id, where, file, raw_text, row in entries:
+        for record_id, where, file, row in entries:
             first_seen(record_id, file, where)
             if record_id in existing:
-                stored_raw.append((record_id, json.loads(raw_text)))
+                stored_raw.append((record_id, source_record(row)))
             else:
                 rows.append([dataset_id, position, *row])
                 position += 1
@@ -431,9 +433,13 @@ def _write_chunk(conn: Connection, dataset_id: int, blobs: dict, rows: list[dict
 
 
 def _item_row(rec, dataset_id: int, position: int, blobs: _Blobs) -> dict:
+    """The item row of a checked record, stored as reviewer.store.item_json says: the
+    original gold NULL (the gold as imported), raw's values that are the question or
+    the gold by reference, the payload's that are raw's by reference."""
+    raw, raw_refs = compact_raw(rec.raw, rec.question, rec.gold)
     return {
         "dataset_id": dataset_id, "record_id": rec.record_id, "position": position, "kind": rec.kind,
-        "question": rec.question, "gold": rec.gold, "original_gold": rec.gold, "raw": rec.raw,
+        "question": rec.question, "gold": rec.gold, "original_gold": None, "raw": raw, "raw_refs": raw_refs,
         "payload": compact_payload(rec.payload, rec.raw), "context_hash": blobs.put(rec.context), "schema_hash": blobs.put(rec.schema),
         "category": rec.category, "difficulty": rec.difficulty, "depth": rec.depth, "domain": rec.domain,
         "source_file": rec.source_file, "source_line": rec.source_line, "gold_edited": False, "version": 1,
@@ -443,13 +449,14 @@ def _item_row(rec, dataset_id: int, position: int, blobs: _Blobs) -> dict:
 def _count_changed(conn: Connection, dataset_id: int, records: list, summary: ImportSummary) -> None:
     if not records:
         return
-    stored = dict(
-        conn.execute(
-            select(item_t.c.record_id, item_t.c.raw).where(
+    stored = {
+        row.record_id: stored_record(row)
+        for row in conn.execute(
+            select(item_t.c.record_id, *JSON_COLUMNS).where(
                 item_t.c.dataset_id == dataset_id, item_t.c.record_id.in_([r for r, _ in records])
             )
-        ).all()
-    )
+        )
+    }
     for record_id, raw in records:
         if stored.get(record_id) == raw:
             summary.unchanged += 1

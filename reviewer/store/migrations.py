@@ -234,6 +234,48 @@ def _drop_single_column_indexes(conn: Connection) -> None:
         conn.exec_driver_sql(f"DROP INDEX IF EXISTS {prep.quote(name)}")
 
 
+# --- Step: each value of an item once in its row (issue 14) --------------------------------
+# See reviewer.store.item_json: raw_refs (raw's values stored in the question or original
+# gold column instead), and original_gold NULL until the gold first changes, which a
+# trigger keeps for every writer: on a change of gold, a NULL original_gold gets the old
+# gold. Rows written before this keep their whole raw and their original gold and read
+# back the same. The gold_edited index keeps only the edited items (by dataset): an import
+# adds no entry to it. A new database gets the column and the index from create_all and
+# the trigger from ``keep_original_gold``.
+def keep_original_gold(conn: Connection) -> None:
+    """Create (or replace) the trigger that fills a NULL original_gold with the old gold
+    when the gold changes."""
+    if conn.dialect.name == "postgresql":
+        s = conn.dialect.identifier_preparer.quote(conn.exec_driver_sql("select current_schema()").scalar())
+        # SECURITY INVOKER, touching no table: it only sets the row being written. The
+        # search path keeps a caller's own objects out.
+        conn.exec_driver_sql(f"""CREATE OR REPLACE FUNCTION {s}.reviewer_keep_original_gold() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+  IF NEW.original_gold IS NULL AND OLD.original_gold IS NULL THEN
+    NEW.original_gold := OLD.gold;
+  END IF;
+  RETURN NEW;
+END $$""")
+        conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS reviewer_keep_original_gold ON {s}.item")
+        conn.exec_driver_sql(f"CREATE TRIGGER reviewer_keep_original_gold BEFORE UPDATE OF gold ON {s}.item "
+                             f"FOR EACH ROW EXECUTE FUNCTION {s}.reviewer_keep_original_gold()")
+        return
+    conn.exec_driver_sql("DROP TRIGGER IF EXISTS reviewer_keep_original_gold")
+    conn.exec_driver_sql("CREATE TRIGGER reviewer_keep_original_gold AFTER UPDATE OF gold ON item FOR EACH ROW "
+                         "WHEN OLD.original_gold IS NULL AND NEW.original_gold IS NULL "
+                         "BEGIN UPDATE item SET original_gold = OLD.gold WHERE id = NEW.id; END")
+
+
+def _item_values_once(conn: Connection) -> None:
+    columns = {c["name"] for c in inspect(conn).get_columns("item")}
+    if "raw_refs" not in columns:
+        conn.exec_driver_sql(f"ALTER TABLE item ADD COLUMN raw_refs {'json' if conn.dialect.name == 'postgresql' else 'JSON'}")
+    keep_original_gold(conn)
+    conn.exec_driver_sql("DROP INDEX IF EXISTS ix_item_gold_edited")  # was on gold_edited, every item
+    next(i for i in models.Item.__table__.indexes if i.name == "ix_item_gold_edited").create(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "baseline: datasets, items, runs, outputs, scores, annotations, adjudications, audit", _baseline),
     Migration(2, "review protocol: item_review stage, annotation first submission, assignment", _review_protocol),
@@ -245,6 +287,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(8, "score carries its output's run and item (kept by triggers); score sort index by run", score_keys),
     Migration(9, "no single-column category, difficulty and depth indexes on item (import speed)",
               _drop_single_column_indexes),
+    Migration(10, "each value of an item stored once: raw_refs, original_gold NULL until the gold changes; "
+                  "gold_edited index of edited items only (import speed)", _item_values_once),
 )
 
 _meta = MetaData()
@@ -275,6 +319,8 @@ def upgrade(engine: Engine, migrations: Sequence[Migration] = MIGRATIONS) -> int
                 item_compression(conn)  # not a table declaration: create_all cannot give it
             if any(step.apply is score_keys for step in migrations):
                 score_key_triggers(conn)  # nor triggers
+            if any(step.apply is _item_values_once for step in migrations):
+                keep_original_gold(conn)
             conn.execute(schema_table.insert().values(version=latest))
             return latest
     if version > latest:

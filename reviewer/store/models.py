@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Column, ForeignKey, Index, Integer, String, Text, UniqueConstraint, text
 from sqlmodel import Field, SQLModel
 
 
@@ -51,13 +51,19 @@ class Dataset(SQLModel, table=True):
 
 class Item(SQLModel, table=True):
     """A benchmark item. ``raw`` is the source record as read; ``gold`` the current
-    gold (edited by fixes and adjudication); ``original_gold`` the gold as imported."""
+    gold (edited by fixes and adjudication); ``original_gold`` the gold as imported,
+    SQL NULL until the gold first changes. Stored so that each value is in the row
+    once: read them through reviewer.store.item_json."""
 
     # On PostgreSQL both carry the id (schema step 6): the item table's ordered id list
     # by position or record id is then an index-only scan (see migrations.browse_indexes).
     __table_args__ = (
         UniqueConstraint("dataset_id", "record_id", name="uq_item_record", postgresql_include=["id"]),
         Index("ix_item_dataset_position", "dataset_id", "position", postgresql_include=["id"]),
+        # The edited items of a dataset (the "edited" filter and count): only they are in it, so
+        # an import, whose items are all unedited, adds no entry (schema step 10).
+        Index("ix_item_gold_edited", "dataset_id", sqlite_where=text("gold_edited = 1"),
+              postgresql_where=text("gold_edited")),
     )
     id: int | None = Field(default=None, primary_key=True)
     dataset_id: int = _fk("dataset.id", index=False)
@@ -66,8 +72,10 @@ class Item(SQLModel, table=True):
     kind: str
     question: str | None = _text()
     gold: Any = _json()
-    original_gold: Any = _json()
+    # none_as_null: Python None is SQL NULL here ("the gold has not changed"), not JSON null
+    original_gold: Any = Field(default=None, sa_column=Column(JSON(none_as_null=True), nullable=True))
     raw: dict | None = _json()
+    raw_refs: dict | None = Field(default=None, sa_column=Column(JSON(none_as_null=True), nullable=True))
     payload: dict | None = _json()
     context_hash: str | None = Field(default=None, foreign_key="blob.hash")
     schema_hash: str | None = Field(default=None, foreign_key="blob.hash")
@@ -77,7 +85,7 @@ class Item(SQLModel, table=True):
     domain: str | None = None
     source_file: str | None = None
     source_line: int | None = None
-    gold_edited: bool = Field(default=False, index=True)  # gold != original_gold
+    gold_edited: bool = False  # gold != original_gold
     version: int = 1
 
 

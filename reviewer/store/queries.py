@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from sqlalchemy import Join, Select, bindparam, case, func, or_, select
+from sqlalchemy import Join, Select, bindparam, case, func, not_, or_, select
 from sqlalchemy.ext.compiler import compiles
 
 from reviewer.review.protocol import STAGE_ALIASES, STORED_STAGES, Stage
@@ -120,7 +120,8 @@ class ItemQuery:
                 or_(func.lower(item_t.c.record_id).like(pattern), func.lower(item_t.c.question).like(pattern))
             )
         if self.edited is not None:
-            stmt = stmt.where(item_t.c.gold_edited == self.edited)
+            # a literal, not a bound value: only then can a database use ix_item_gold_edited
+            stmt = stmt.where(item_t.c.gold_edited if self.edited else not_(item_t.c.gold_edited))
         if self.review is not None:
             stmt = stmt.where(self._review_clause())
         if self.score_run_id is not None and (self.score_min is not None or self.score_max is not None):

@@ -21,9 +21,9 @@ from reviewer.formats.registry import (
 from reviewer.jobs import JobContext, silent
 from reviewer.store import audit, exporting, import_feed, importing, queries
 from reviewer.store.db import describe, make_engine, resolve_url
+from reviewer.store.item_json import ITEM_COLUMNS, stored_payload, stored_raw
 from reviewer.store.migrations import upgrade
 from reviewer.store.models import Annotation, AuditEntry, Blob, Dataset, Item, Output, Run, Score, utcnow
-from reviewer.store.payloads import expand as expand_payload
 from reviewer.store.views import AuditView, DatasetInfo, ItemDetail, ItemRow, OutputView, RunInfo
 
 dataset_t, item_t, run_t, output_t, blob_t, audit_t, score_t = (
@@ -246,7 +246,7 @@ class Store:
     def item(self, item_id: int) -> ItemDetail:
         with self.engine.connect() as conn:
             r = conn.execute(
-                select(item_t, dataset_t.c.name.label("dataset_name"))
+                select(*ITEM_COLUMNS, dataset_t.c.name.label("dataset_name"))
                 .join(dataset_t, dataset_t.c.id == item_t.c.dataset_id)
                 .where(item_t.c.id == item_id)
             ).first()
@@ -259,8 +259,8 @@ class Store:
             )
         return ItemDetail(
             id=r.id, dataset_id=r.dataset_id, dataset=r.dataset_name, record_id=r.record_id, position=r.position,
-            kind=r.kind, question=r.question, gold=r.gold, original_gold=r.original_gold, raw=r.raw or {},
-            payload=expand_payload(r.payload, r.raw), context=texts.get(r.context_hash), schema=texts.get(r.schema_hash),
+            kind=r.kind, question=r.question, gold=r.gold, original_gold=r.original_gold, raw=(raw := stored_raw(r)) or {},
+            payload=stored_payload(r, raw), context=texts.get(r.context_hash), schema=texts.get(r.schema_hash),
             category=r.category, difficulty=r.difficulty, depth=r.depth, domain=r.domain,
             source_file=r.source_file, source_line=r.source_line, version=r.version,
         )

@@ -454,7 +454,7 @@ BEGIN
   IF NEW.first_key IS NULL OR (TG_OP = 'UPDATE' AND OLD.first_key IS NOT NULL) THEN
     RETURN NULL;
   END IF;
-  SELECT gold, original_gold, version INTO it FROM {s}.item WHERE id = NEW.item_id FOR UPDATE;
+  SELECT gold, version INTO it FROM {s}.item WHERE id = NEW.item_id FOR UPDATE;
   SELECT stage INTO cur FROM {s}.item_review WHERE item_id = NEW.item_id;
   IF cur IS NOT NULL AND cur NOT IN ('not_annotated', 'one_review') THEN
     RETURN NULL;
@@ -487,7 +487,7 @@ BEGIN
             json_build_object('verdict', fs ->> 'verdict'));
     IF fs ->> 'verdict' = 'fix' AND (it.gold::jsonb IS DISTINCT FROM (fs -> 'fixed_gold')::jsonb) THEN
       UPDATE {s}.item SET gold = fs -> 'fixed_gold',
-                      gold_edited = ((fs -> 'fixed_gold')::jsonb IS DISTINCT FROM original_gold::jsonb),
+                      gold_edited = ((fs -> 'fixed_gold')::jsonb IS DISTINCT FROM coalesce(original_gold, gold)::jsonb),
                       version = version + 1
         WHERE id = NEW.item_id;
       INSERT INTO {s}.audit_log (at, actor, entity, entity_id, action, before, after)
