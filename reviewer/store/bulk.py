@@ -64,16 +64,18 @@ def insert_encoded(conn: Connection, table: Table, keys: Sequence[str], rows: Se
         json_keys = [k for k in keys if isinstance(table.c[k].type, JSON)]
         dicts = [dict(zip(keys, row)) for row in rows]
         for row in dicts:
-            for k in json_keys:
-                row[k] = json.loads(row[k])
+            for k in json_keys:  # None: SQL NULL (the original gold of a new item, no raw_refs)
+                row[k] = None if row[k] is None else json.loads(row[k])
         _insert_core(conn, table, dicts)
         return
     procs = _processors(conn, table, keys)
     converting = [(i, p) for i, p in enumerate(procs) if p is not None and not isinstance(table.c[keys[i]].type, JSON)]
-    values = [list(row) for row in rows]
-    for row in values:
-        for i, process in converting:
-            row[i] = process(row[i])
+    values = rows  # PostgreSQL: no column to convert, no copy
+    if converting:
+        values = [list(row) for row in rows]
+        for row in values:
+            for i, process in converting:
+                row[i] = process(row[i])
     if name == "postgresql":
         _copy(conn, table, keys, values)
     else:
