@@ -39,7 +39,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from shiboken6 import isValid
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTreeWidget,
+    QDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QScrollArea, QTreeWidget,
     QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
@@ -195,7 +195,7 @@ class AnnotationPanel(QWidget):
         layout.addWidget(self.pass_note)
         layout.addWidget(self.checks_box)
         layout.addLayout(rubric)
-        tags_title = QLabel("Error tags")
+        tags_title = QLabel("Error tags (T)")
         tags_title.setObjectName("sectionTitle")
         layout.addWidget(tags_title)
         layout.addWidget(self.tags)
@@ -211,6 +211,7 @@ class AnnotationPanel(QWidget):
         bindings += [("A", self.cycle_ambiguity, "Ambiguity: next level"),
                      ("D", self.toggle_difficulty, "Difficulty: confirm or correct"),
                      ("E", self.open_fix_editor, "Edit the fix"),
+                     ("T", self.focus_tags, "Error tags: go to the list (arrows move, Space ticks)"),
                      ("N", self.save_and_next, "Next item I have not annotated"),
                      (QKeySequence.StandardKey.Undo, self.undo, "Undo the last save (as a new version)")]
         for key, slot, description in bindings:
@@ -546,6 +547,25 @@ class AnnotationPanel(QWidget):
             self.set_difficulty(suggested_difficulty(self.detail.depth if self.detail else None) or "medium")
         else:
             self.set_difficulty("hard" if self.draft.difficulty == "medium" else "medium")
+
+    def focus_tags(self) -> None:
+        """Key T: the keyboard goes to the error tags, on the first tag (or the one it was on),
+        scrolled into view; arrows move, Space ticks or unticks (each change is saved)."""
+        if not self.tags.isEnabled():
+            return
+        current = self.tags.currentItem()
+        if current is None or current.parent() is None:  # none yet, or a taxonomy heading
+            first = next(self._tag_items(), None)
+            if first is None:
+                return
+            self.tags.setCurrentItem(first)
+        self.tags.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.tags.scrollToItem(self.tags.currentItem())
+        area = self.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is not None:  # the panel in its scroller (the Review dock's Annotate tab)
+            area.ensureWidgetVisible(self.tags)
 
     def _tag_changed(self, item: QTreeWidgetItem) -> None:
         if not self._editable():
