@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from reviewer.jobs import JobContext
+from reviewer.store.jsontext import same_value
 
 
 def blob_hash(text: str) -> str:
@@ -134,7 +135,7 @@ class ExportItem:
 
     @property
     def gold_edited(self) -> bool:
-        return self.gold != self.original_gold
+        return not same_value(self.gold, self.original_gold)
 
 
 @dataclass

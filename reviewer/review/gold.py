@@ -16,6 +16,7 @@ from sqlalchemy.engine import Connection
 from reviewer.errors import NotFound, StaleWrite
 from reviewer.store import audit
 from reviewer.store.item_json import ORIGINAL_GOLD
+from reviewer.store.jsontext import same_value
 from reviewer.store.models import Item
 
 item_t = Item.__table__
@@ -34,13 +35,13 @@ def write_gold(conn: Connection, item_id: int, gold: Any, actor: str, expected_v
         raise NotFound(f"no item with id {item_id}")
     if row.version != expected_version:
         raise StaleWrite(f"item {item_id}", expected_version, row.version)
-    if skip_unchanged and row.gold == gold:
+    if skip_unchanged and same_value(row.gold, gold):
         return row.version
     new_version = expected_version + 1
     updated = conn.execute(
         item_t.update()
         .where(item_t.c.id == item_id, item_t.c.version == expected_version)
-        .values(gold=gold, gold_edited=gold != row.original_gold, version=new_version)
+        .values(gold=gold, gold_edited=not same_value(gold, row.original_gold), version=new_version)
     ).rowcount
     if updated != 1:  # moved on between our read and our write (another transaction committed)
         raise StaleWrite(f"item {item_id}", expected_version, expected_version + 1)

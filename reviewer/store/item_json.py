@@ -11,10 +11,13 @@ SQLite writes the bytes into its pages. Three storage rules:
 - ``original_gold`` is SQL NULL while the gold is the one imported. The database
   keeps it: a trigger (``keep_original_gold``, installed by schema step 10 and for
   every new database) copies the old gold into a NULL ``original_gold`` when the
-  gold first changes, whoever writes it (the app, a team trigger, psql). Readers use
+  gold first changes, whoever writes it with an UPDATE (the app, a team trigger, psql;
+  ``gold = original_gold`` on an unchanged item keeps its gold). A tool that rewrites
+  a whole row (DELETE and INSERT, SQLite's INSERT OR REPLACE) with a new gold and the
+  NULL it read makes that gold the original: such tools must UPDATE. Readers use
   ``ORIGINAL_GOLD`` (``coalesce(original_gold, gold)`` in SQL: a stored JSON
   ``null`` stays a value there, where Python would see None either way).
-- A top-level value of ``raw`` that *is* the question or the gold given with it
+- A top-level value of ``raw`` that *is* the question (a str) or the gold given with it
   (the same object, as the reader put it in both) keeps its key and place in
   ``raw`` with the column's name as a placeholder, and ``raw_refs`` maps the key to
   the column: ``{"task": "question", "call": "original_gold"}``. ``raw_refs`` NULL:

@@ -244,7 +244,9 @@ def _drop_single_column_indexes(conn: Connection) -> None:
 # the trigger from ``keep_original_gold``.
 def keep_original_gold(conn: Connection) -> None:
     """Create (or replace) the trigger that fills a NULL original_gold with the old gold
-    when the gold changes."""
+    when the gold changes. A gold set to SQL NULL on such a row (``gold = original_gold``,
+    the revert idiom of older schemas; the app writes JSON null, never SQL NULL) keeps
+    the old gold: the original it asked for."""
     if conn.dialect.name == "postgresql":
         s = conn.dialect.identifier_preparer.quote(conn.exec_driver_sql("select current_schema()").scalar())
         # SECURITY INVOKER, touching no table: it only sets the row being written. The
@@ -253,7 +255,11 @@ def keep_original_gold(conn: Connection) -> None:
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
   IF NEW.original_gold IS NULL AND OLD.original_gold IS NULL THEN
-    NEW.original_gold := OLD.gold;
+    IF NEW.gold IS NULL THEN  -- "gold = original_gold" on an unchanged item: it keeps its gold
+      NEW.gold := OLD.gold;
+    ELSE
+      NEW.original_gold := OLD.gold;
+    END IF;
   END IF;
   RETURN NEW;
 END $$""")
@@ -263,11 +269,15 @@ END $$""")
         return
     conn.exec_driver_sql("DROP TRIGGER IF EXISTS reviewer_keep_original_gold")
     conn.exec_driver_sql("CREATE TRIGGER reviewer_keep_original_gold AFTER UPDATE OF gold ON item FOR EACH ROW "
-                         "WHEN OLD.original_gold IS NULL AND NEW.original_gold IS NULL "
-                         "BEGIN UPDATE item SET original_gold = OLD.gold WHERE id = NEW.id; END")
+                         "WHEN OLD.original_gold IS NULL AND NEW.original_gold IS NULL BEGIN "
+                         "UPDATE item SET original_gold = OLD.gold WHERE id = NEW.id AND NEW.gold IS NOT NULL; "
+                         "UPDATE item SET gold = OLD.gold WHERE id = NEW.id AND NEW.gold IS NULL; END")
 
 
 def _item_values_once(conn: Connection) -> None:
+    # Before this step a SQL NULL original gold (written by another tool: imports stored the
+    # gold) read as JSON null; from now on NULL means "unchanged": store the null it meant.
+    conn.exec_driver_sql("UPDATE item SET original_gold = 'null' WHERE original_gold IS NULL")
     columns = {c["name"] for c in inspect(conn).get_columns("item")}
     if "raw_refs" not in columns:
         conn.exec_driver_sql(f"ALTER TABLE item ADD COLUMN raw_refs {'json' if conn.dialect.name == 'postgresql' else 'JSON'}")

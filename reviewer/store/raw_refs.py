@@ -29,7 +29,7 @@ def compact_raw(raw: Any, question: Any, gold: Any) -> tuple[Any, dict | None]:
     refs = None
     for key, value in raw.items():
         # identity first: two pointer comparisons for every value that is neither
-        if value is question:
+        if value is question and isinstance(value, str):  # the question column holds text only
             column = "question"
         elif value is gold:
             column = "original_gold"

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from reviewer.store.jsontext import same_value
+
 
 @dataclass(frozen=True)
 class DatasetInfo:
@@ -76,7 +78,7 @@ class ItemDetail:
 
     @property
     def gold_edited(self) -> bool:
-        return self.gold != self.original_gold
+        return not same_value(self.gold, self.original_gold)
 
 
 @dataclass(frozen=True)

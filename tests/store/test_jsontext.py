@@ -46,3 +46,15 @@ def test_nan_is_why_it_needs_a_checked_value():
     value = {"score": math.nan}
     assert encode_json(value) == '{"score": NaN}'
     assert encode_storable(value) == '{"score":null}'
+
+
+def test_same_value_tells_apart_what_json_text_tells_apart():
+    """A gold edit from 1 to true, or 2023 to 2023.0, is an edit (Python's == says equal); key
+    order is not; a tuple is the list it is written as."""
+    from reviewer.store.jsontext import same_value
+
+    assert not same_value(1, True) and not same_value(0, False) and not same_value(2023, 2023.0)
+    assert not same_value([1], [True]) and not same_value({"a": 1}, {"a": 1.0})
+    assert same_value({"a": 1, "b": [True, None]}, {"b": [True, None], "a": 1})
+    assert same_value(("x", 1), ["x", 1]) and not same_value({"a": 1}, {"a": 1, "b": 2})
+    assert same_value(None, None) and not same_value(None, "null") and same_value(1.5, 1.5)
