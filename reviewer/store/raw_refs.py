@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-# The columns a value of raw may be stored in instead, and the shortest string worth a reference.
-REF_COLUMNS = ("question", "original_gold")
+# The shortest string worth a reference (a placeholder must be shorter than what it stands for).
 MIN_REF_CHARS = 24
 
 
