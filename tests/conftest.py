@@ -52,6 +52,8 @@ def pg_url():
     sep = "&" if "?" in PG_URL else "?"
     yield f"{PG_URL}{sep}options=-csearch_path%3D{schema}"
     with psycopg.connect(PG_URL, autocommit=True) as conn:
+        # team mode's blind views live beside it (reviewer.team.masking); they went undropped
+        conn.execute(f"drop schema if exists {schema}_blind cascade")
         conn.execute(f"drop schema {schema} cascade")
 
 
