@@ -65,13 +65,12 @@ def same_value(a: Any, b: Any) -> bool:
     """Whether two JSON values are the same as JSON text tells them apart: ``true``, ``1`` and
     ``1.0`` differ (Python's ``==`` calls them equal, so a Fix from 1 to true read as no
     change); object key order does not matter; a tuple is the list it is written as."""
+    a, b = (list(v) if isinstance(v, tuple) else v for v in (a, b))
     if type(a) is not type(b):
-        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-            return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
         return False
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)):
+    if isinstance(a, list):
         return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
     return a == b
 
