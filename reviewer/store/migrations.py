@@ -37,13 +37,18 @@ def _baseline(conn: Connection) -> None:
     SQLModel.metadata.create_all(conn)
 
 
+def _json_type(conn: Connection) -> str:
+    """The SQL type of a JSON column added by ALTER TABLE, as create_all makes it."""
+    return "json" if conn.dialect.name == "postgresql" else "JSON"
+
+
 def _review_protocol(conn: Connection) -> None:
     """Version 2: the review protocol's stored stage, first submissions, assignments."""
     from reviewer.review.protocol import backfill
 
     SQLModel.metadata.create_all(conn, tables=[models.ItemReview.__table__, models.Assignment.__table__])
     columns = {c["name"] for c in inspect(conn).get_columns("annotation")}
-    json_type = "json" if conn.dialect.name == "postgresql" else "JSON"
+    json_type = _json_type(conn)
     if "first_submission" not in columns:
         conn.exec_driver_sql(f"ALTER TABLE annotation ADD COLUMN first_submission {json_type}")
     if "first_key" not in columns:
@@ -280,7 +285,7 @@ def _item_values_once(conn: Connection) -> None:
     conn.exec_driver_sql("UPDATE item SET original_gold = 'null' WHERE original_gold IS NULL")
     columns = {c["name"] for c in inspect(conn).get_columns("item")}
     if "raw_refs" not in columns:
-        conn.exec_driver_sql(f"ALTER TABLE item ADD COLUMN raw_refs {'json' if conn.dialect.name == 'postgresql' else 'JSON'}")
+        conn.exec_driver_sql(f"ALTER TABLE item ADD COLUMN raw_refs {_json_type(conn)}")
     keep_original_gold(conn)
     conn.exec_driver_sql("DROP INDEX IF EXISTS ix_item_gold_edited")  # was on gold_edited, every item
     next(i for i in models.Item.__table__.indexes if i.name == "ix_item_gold_edited").create(conn)
