@@ -19,9 +19,12 @@ API:
   ``write_json_file(path, obj, style)``: write a document back the way it was laid out.
 
 Limits (stated, so that a hostile file ends in an error instead of exhausting
-time or memory): one input file is at most ``max_input_bytes()`` (256 MiB, or
-``$REVIEWER_MAX_INPUT_BYTES``); JSON nests at most ``MAX_DEPTH`` (128) levels; an
-integer has at most 4300 digits (Python's own limit).
+time or memory): a file read whole is at most ``max_input_bytes()`` (256 MiB, or
+``$REVIEWER_MAX_INPUT_BYTES``); a file read a line at a time (``streamed``: its
+reader holds one line, not the file) has no size limit unless
+``$REVIEWER_MAX_INPUT_BYTES`` sets one, and each of its lines is at most
+``max_input_bytes()``; JSON nests at most ``MAX_DEPTH`` (128) levels; an integer
+has at most 4300 digits (Python's own limit).
 """
 
 from __future__ import annotations
@@ -53,11 +56,25 @@ INT_DIGITS = 4300  # Python's limit on converting decimal text to int (sys.get_i
 
 
 def max_input_bytes() -> int:
-    """The size limit of one input file: ``$REVIEWER_MAX_INPUT_BYTES`` or 256 MiB."""
+    """The size limit of a file read whole, and of one line of a file read a line at a
+    time: ``$REVIEWER_MAX_INPUT_BYTES`` or 256 MiB."""
+    return _limit_set() or DEFAULT_MAX_INPUT_BYTES
+
+
+def _limit_set() -> int | None:
+    """``$REVIEWER_MAX_INPUT_BYTES`` when it is set to a number."""
     try:
-        return int(os.environ.get("REVIEWER_MAX_INPUT_BYTES", "")) or DEFAULT_MAX_INPUT_BYTES
+        return int(os.environ.get("REVIEWER_MAX_INPUT_BYTES", "")) or None
     except ValueError:
-        return DEFAULT_MAX_INPUT_BYTES
+        return None
+
+
+def file_limit(streamed: bool) -> int | None:
+    """The size limit of one input file; None for none. A streamed file (read a line at a
+    time, never whole) has none unless ``$REVIEWER_MAX_INPUT_BYTES`` is set: what bounds
+    its reader's memory is the limit of one line (``max_input_bytes``), so a 100,000-item
+    NesTools set (270 MB) imports as it is."""
+    return _limit_set() if streamed else max_input_bytes()
 
 
 _KINDS = (
@@ -68,8 +85,10 @@ _KINDS = (
 )
 
 
-def open_input(path: str | Path) -> io.BufferedReader:
-    """Open ``path`` for binary reading if it is a regular file within the size limit.
+def open_input(path: str | Path, streamed: bool = False) -> io.BufferedReader:
+    """Open ``path`` for binary reading if it is a regular file within the size limit
+    (``file_limit(streamed)``: a caller that reads it a line at a time says ``streamed``
+    and keeps each line within ``max_input_bytes()`` itself, as ``iter_jsonl`` does).
 
     The file is opened non-blocking and checked on the open descriptor (no race
     between check and use), so a FIFO never blocks and a symlink to /dev/zero is
@@ -91,8 +110,8 @@ def open_input(path: str | Path) -> io.BufferedReader:
         if not stat.S_ISREG(info.st_mode):
             kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
             raise InputError(p, None, f"is {kind}, not a regular file; save the data to a file and import that")
-        limit = max_input_bytes()
-        if info.st_size > limit:
+        limit = file_limit(streamed)
+        if limit is not None and info.st_size > limit:
             raise InputError(p, None, _too_big(info.st_size, limit))
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
@@ -104,6 +123,12 @@ def open_input(path: str | Path) -> io.BufferedReader:
 def _too_big(size: int, limit: int) -> str:
     return (f"the file is {size:,} bytes, more than the limit of {limit:,} bytes for one input file "
             "(set REVIEWER_MAX_INPUT_BYTES to raise it)")
+
+
+def line_too_long(path: str | Path, line_no: int, limit: int) -> InputError:
+    """The error for a line of more than ``limit`` characters (a file read a line at a time)."""
+    return InputError(path, f"line {line_no}", f"the line is longer than the limit of {limit:,} characters for one "
+                                               "line (set REVIEWER_MAX_INPUT_BYTES to raise it)")
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -320,49 +345,61 @@ def _expect_end(text: str, pos: int, path: str | Path) -> None:
         raise InputError(path, _where(text, pos), "unexpected text after the end of the JSON array")
 
 
-def _first_bad_utf8(path: Path) -> tuple[int, int]:
+def _first_bad_utf8(path: Path, limit: int) -> tuple[int, int]:
     """``(line, byte)``, both 1-based, of the first byte of ``path`` that is not UTF-8, lines
     counted as ``iter_jsonl`` counts them (universal newlines: \\n, \\r\\n or a lone \\r).
 
     ``iter_jsonl``'s text reader decodes ahead of the line it returns (a buffer of 8 KB),
     so its UnicodeDecodeError can come lines before the bad byte; this reads the file
     again as bytes. A multibyte character never holds a newline byte, so each line can
-    be decoded on its own.
+    be decoded on its own. Reads at most the bytes of ``limit`` + 1 characters at a time
+    (4 each): a piece with no newline by then is a line over the limit, which is the error
+    when no byte before its cut is bad (the cut itself may split a character).
     """
     before = 0
-    with open_input(path) as fh:
-        for chunk in fh:  # split at \n only; a chunk may hold lines ended by lone \r
+    most = 4 * (limit + 1)
+    with open_input(path, streamed=True) as fh:
+        while chunk := fh.readline(most):  # split at \n only; a chunk may hold lines ended by lone \r
+            cut = len(chunk) == most and not chunk.endswith(b"\n")
             try:
                 chunk.decode("utf-8")
-            except UnicodeDecodeError:
-                for n, line in enumerate(chunk.splitlines(keepends=True), before + 1):
-                    try:
-                        line.decode("utf-8")
-                    except UnicodeDecodeError as exc:
-                        return n, exc.start + 1
+            except UnicodeDecodeError as exc:
+                if not (cut and exc.reason == "unexpected end of data"):
+                    for n, line in enumerate(chunk.splitlines(keepends=True), before + 1):
+                        try:
+                            line.decode("utf-8")
+                        except UnicodeDecodeError as exc:
+                            return n, exc.start + 1
+            if cut:
+                raise line_too_long(path, before + len(chunk.splitlines()), limit)
             before += len(chunk.splitlines())
     return before + 1, 1  # pragma: no cover - the text reader found a bad byte
 
 
-def iter_jsonl(path: str | Path) -> Iterator[tuple[int, Any]]:
+def iter_jsonl(path: str | Path, streamed: bool = False) -> Iterator[tuple[int, Any]]:
     """Yield ``(line_no, obj)`` for every non-blank line of a JSON Lines file.
 
-    Reads line by line (never the whole file). A bad line raises InputError
-    with its line number and the column inside the line.
+    Reads line by line (never the whole file), each line at most ``max_input_bytes()``
+    characters. ``streamed``: the caller holds no more than a line's worth of the file
+    either, so the file may be of any size (see ``file_limit``). A bad line raises
+    InputError with its line number and the column inside the line.
     """
     p = Path(path)
-    fh = io.TextIOWrapper(open_input(p), encoding="utf-8-sig", newline="")
+    limit = max_input_bytes()
+    fh = io.TextIOWrapper(open_input(p, streamed), encoding="utf-8-sig", newline="")
     with fh:
         line_no = 0
         while True:
             try:
-                line = fh.readline()
+                line = fh.readline(limit + 1)
             except UnicodeDecodeError:
-                line_no, byte = _first_bad_utf8(p)
+                line_no, byte = _first_bad_utf8(p, limit)
                 raise InputError(p, f"line {line_no}", f"not UTF-8 text (byte {byte} of the line)") from None
             if not line:
                 return
             line_no += 1
+            if len(line) > limit and not line.endswith(("\n", "\r")):
+                raise line_too_long(p, line_no, limit)
             if not line.strip(_WS):
                 continue
             try:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from reviewer.errors import InputError, json_path
-from reviewer.formats._jsonio import open_input
+from reviewer.formats._jsonio import max_input_bytes, open_input
 
 PROGRESS_EVERY = 200  # records between two progress reports while importing
 
@@ -30,8 +30,12 @@ def first_record(path: Path) -> Any:
     """
     try:
         # open_input: a FIFO or device in a folder must not block or flood detection.
-        with io.TextIOWrapper(open_input(path), encoding="utf-8-sig") as fh:
-            for line in fh:
+        # streamed: one line is read, at most max_input_bytes() of it (a longer one: None)
+        with io.TextIOWrapper(open_input(path, streamed=True), encoding="utf-8-sig") as fh:
+            limit = max_input_bytes()
+            while line := fh.readline(limit + 1):
+                if len(line) > limit and not line.endswith("\n"):
+                    return None
                 if line.strip():
                     return json.loads(line)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError, InputError):

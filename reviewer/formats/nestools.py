@@ -29,7 +29,7 @@ from typing import Any
 
 from reviewer.callgraph import PLACEHOLDER, placeholders_in
 from reviewer.errors import InputError
-from reviewer.formats._jsonio import NOT_PLAIN, expect, iter_jsonl, open_input, plain_line_value
+from reviewer.formats._jsonio import NOT_PLAIN, expect, iter_jsonl, max_input_bytes, open_input, plain_line_value
 from reviewer.formats._jsonlfiles import PROGRESS_EVERY, UniqueIds, at, has_keys, write_jsonl
 from reviewer.formats.base import (
     DatasetRecord,
@@ -162,9 +162,11 @@ class _Pairs:
         self.ids = ids
 
     def __iter__(self) -> Iterator[tuple[int, dict, list]]:
-        id_lines = iter_jsonl(self.ids)
+        # streamed: both are read a line at a time, so neither has a file size limit (the
+        # import holds a chunk of items, not the file; see _jsonio.file_limit)
+        id_lines = iter_jsonl(self.ids, streamed=True)
         records = 0
-        for line, rec in iter_jsonl(self.data):
+        for line, rec in iter_jsonl(self.data, streamed=True):
             _check_data_record(rec, self.data, line)
             pair = next(id_lines, None)
             if pair is None:
@@ -252,20 +254,24 @@ def _plain_items(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord | None]:
     source_file = str(pairs.data)
     line = 0
     try:  # a file that cannot be read: _items names it (it opens the ids file later, after the data)
-        data_fh = open_input(pairs.data)
+        data_fh = open_input(pairs.data, streamed=True)
     except InputError:
         yield None
         return
     try:
-        ids_fh = open_input(pairs.ids)
+        ids_fh = open_input(pairs.ids, streamed=True)
     except InputError:
         data_fh.close()
         yield None
         return
+    limit = max_input_bytes()  # of one line: a longer one is _items' to refuse, with its line
     with data_fh, ids_fh:
-        for data in data_fh:
+        while data := data_fh.readline(limit + 1):
             line += 1
-            ids_data = ids_fh.readline()
+            ids_data = ids_fh.readline(limit + 1)
+            if len(data) > limit or len(ids_data) > limit:
+                yield None
+                return
             rec = plain_line_value(data)
             ids_rec = plain_line_value(ids_data) if ids_data else NOT_PLAIN
             if rec is NOT_PLAIN or ids_rec is NOT_PLAIN or not _data_record_well_formed(rec):

@@ -65,7 +65,10 @@ def run_formats() -> dict[str, RunFormat]:
 
 def _pick(registry: dict, name: str | None, path: Path, what: str):
     if path.exists() and not path.is_dir():
-        open_input(path).close()  # a FIFO, a device or an oversized file: refused before any reader opens it
+        # a FIFO, a device or a file over $REVIEWER_MAX_INPUT_BYTES: refused before any reader opens
+        # it; a reader that reads its file whole refuses one over the default limit itself
+        # (open_input), one that streams it takes any size (see _jsonio.file_limit)
+        open_input(path, streamed=True).close()
     if name:
         try:
             return registry[name]
