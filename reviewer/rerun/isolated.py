@@ -136,7 +136,9 @@ def _start_child() -> tuple[Connection, subprocess.Popen]:
     ours, theirs = socket.socketpair()
     try:
         child = subprocess.Popen(
-            [sys.executable, "-m", "reviewer.rerun.isolated", str(theirs.fileno())],
+            # -P: not the working folder first on sys.path (as -m would put it): a json.py in
+            # the folder the app was started from must not run beside the API key
+            [sys.executable, "-P", "-m", "reviewer.rerun.isolated", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, close_fds=True, env=_child_env(),
         )
     except OSError:

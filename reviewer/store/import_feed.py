@@ -27,7 +27,7 @@ Used for formats whose ``read`` only opens the file and reads items as they are
 iterated (``FORMATS``), and files of at least ``MIN_BYTES``: starting a Python
 process costs ~0.15 s, more than a small file's whole import.
 
-The child: ``python -m reviewer.store.import_feed``, a pickled request on stdin
+The child: ``python -P -m reviewer.store.import_feed`` (-P: the working folder is not on its path), a pickled request on stdin
 (format name, path), pickled messages on stdout:
 ``("chunk", blobs, entries)``, ``("error", path, where, message)``, ``("done", count)``.
 An entry is ``(record_id, where, file, row)``; ``row`` holds the values of
@@ -106,7 +106,9 @@ class Feed:
         self.errors = tempfile.TemporaryFile()
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "reviewer.store.import_feed"],
+                # -P: not the working folder first on sys.path (as -m would put it): a
+                # tempfile.py or reviewer/ in the folder the app was started from must not run here
+                [sys.executable, "-P", "-m", "reviewer.store.import_feed"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, env=env,
             )
             pickle.dump({"format": self.fmt_name, "path": str(self.path), "options": self.options}, self.proc.stdin)

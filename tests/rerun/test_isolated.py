@@ -180,3 +180,28 @@ def test_rerun_through_a_child_saves_every_output(store):
         report = rerun(store, "sample-tool-selection", "iso", cfg, isolate=True)
     assert report.planned == 32 and report.summary.ok == 32
     assert store.run("sample-tool-selection", "iso").outputs == 32
+
+
+SHADOW_JSON = '''
+import os, sys
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "RAN"), "a") as fh:
+    fh.write("%d\\n" % os.getpid())
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+del sys.modules[__name__]
+import json as _real
+sys.modules[__name__] = _real
+'''
+
+
+def test_the_rerun_process_runs_no_code_from_the_working_folder(make_config, items, tmp_path, monkeypatch):
+    """The child holds the API key: a json.py in the folder the app was started from (a cloned
+    benchmark repository, say) must not be imported there, as ``python -m`` would."""
+    folder = tmp_path / "untrusted-checkout"
+    folder.mkdir()
+    (folder / "json.py").write_text(SHADOW_JSON)
+    monkeypatch.chdir(folder)
+    with OpenAIServer(responder=lambda body: "ok") as server:
+        summary = execute_isolated(plan(items, make_config(server)), make_config(server), JobContext(), lambda r: None)
+    assert summary.ok == len(items)
+    assert not (folder / "RAN").exists()
