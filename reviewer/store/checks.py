@@ -18,7 +18,10 @@ def where_in_file(rec) -> str:
 
 
 # Markers of JSON text that may decode to something unstorable; only such texts are parsed.
-_SUSPECT_JSON_TEXT = re.compile(r"NaN|Infinity|\\u0000|\\u[dD][89a-fA-F]|\d{309,}|[eE]\+?\d{3,}")
+# A number overflows to infinity when its integer digits and its exponent add up past 308:
+# 309 digits, a 3-digit exponent, or 210 digits with a 1- or 2-digit one (1 and 250 zeros,
+# then e60, is 1e310).
+_SUSPECT_JSON_TEXT = re.compile(r"NaN|Infinity|\\u0000|\\u[dD][89a-fA-F]|\d{309,}|[eE]\+?\d{3,}|\d{210,}(?:\.\d*)?[eE]")
 
 
 def check_storable(source, where: str, fields: dict, json_texts: dict | None = None) -> None:

@@ -25,7 +25,6 @@ Contracts:
 from __future__ import annotations
 
 import gc
-import json
 import queue
 import threading
 from collections.abc import Iterable
@@ -46,6 +45,7 @@ from reviewer.store.import_feed import ROW_KEYS as FEED_ROW_KEYS
 from reviewer.store.import_feed import Feed, source_record
 from reviewer.store.item_json import JSON_COLUMNS, compact_raw
 from reviewer.store.item_json import stored_raw as stored_record
+from reviewer.store.jsontext import same_value
 from reviewer.store.models import Blob, Dataset, Item, Output, Run, utcnow
 from reviewer.store.payloads import compact as compact_payload
 
@@ -298,6 +298,10 @@ def _collector_paused():
             gc.enable()
 
 
+NAME_MAX = dataset_t.c.name.type.length  # the longest dataset name the table holds alike on both databases
+RECORD_ID_MAX = item_t.c.record_id.type.length  # and the longest item id
+
+
 def import_dataset(
     engine: Engine, parsed: ParsedDataset, ctx: JobContext, name: str | None = None, actor: str = "import",
     feed: Feed | None = None,
@@ -320,6 +324,9 @@ def import_dataset(
 def _import_dataset(conn: Connection, parsed: ParsedDataset, ctx: JobContext, name: str, actor: str,
                     feed: Feed | None) -> ImportSummary:
     ds = parsed.dataset
+    if len(name) > NAME_MAX:  # PostgreSQL refuses it with a bare "value too long", SQLite would store it
+        raise InputError(ds.source, None, f"the dataset name is {len(name):,} characters long, more than the "
+                                          f"{NAME_MAX} a name may have; choose a shorter one with --name")
     _lock_for_import(conn, f"dataset:{name}")
     check_storable(ds.source, "dataset", {"meta": ds.meta}, {f"file {k!r}": v for k, v in ds.blobs.items()})
     blobs = _Blobs(conn)
@@ -341,6 +348,10 @@ def _import_dataset(conn: Connection, parsed: ParsedDataset, ctx: JobContext, na
     def first_seen(record_id: str, file, where: str) -> None:
         if record_id in seen:
             raise InputError(file, where, f"duplicate id {record_id!r} (first seen at {seen[record_id]})")
+        if len(record_id) > RECORD_ID_MAX:
+            # PostgreSQL refuses it without a line (or cuts trailing spaces: another id), SQLite stores it
+            raise InputError(file, where, f"the id is {len(record_id):,} characters long, more than the "
+                                          f"{RECORD_ID_MAX} an item id may have")
         seen[record_id] = where
 
     try:
@@ -458,7 +469,8 @@ def _count_changed(conn: Connection, dataset_id: int, records: list, summary: Im
         )
     }
     for record_id, raw in records:
-        if stored.get(record_id) == raw:
+        # as JSON tells values apart: 1 -> true or 1 -> 1.0 in the source is a change (== says equal)
+        if record_id in stored and same_value(stored[record_id], raw):
             summary.unchanged += 1
         else:
             summary.changed_in_source.append(record_id)
@@ -606,8 +618,8 @@ def _count_changed_outputs(conn: Connection, run_id: int, records: list, summary
     """Count the outputs already stored as unchanged, or as changed in the file (kept as stored:
     an import never overwrites an output, whether imported before or produced by a rerun).
 
-    Compared by value as the database gives them back: the file's values go through the
-    same JSON round trip (a tuple reads back as a list, 1.0 equals 1)."""
+    Compared as JSON tells values apart (``jsontext.same_value``: a tuple is the list it is
+    written as; 1, 1.0 and true differ, as the file's text does)."""
     if not records:
         return
     cols = [output_t.c[k] for k in OUTPUT_FIELDS]
@@ -622,17 +634,10 @@ def _count_changed_outputs(conn: Connection, run_id: int, records: list, summary
     }
     for item_id, replication, record_id, values in records:
         row = stored.get((item_id, replication))
-        if row is not None and all(_same_value(getattr(row, k), values[k]) for k in OUTPUT_FIELDS):
+        if row is not None and all(same_value(getattr(row, k), values[k]) for k in OUTPUT_FIELDS):
             summary.unchanged += 1
         else:
             summary.changed_in_source.append(
                 record_id if not replication else f"{record_id} (replication {replication})"
             )
 
-
-def _same_value(stored, given) -> bool:
-    if stored == given:
-        return True
-    if isinstance(given, (dict, list, tuple)):
-        return stored == json.loads(json.dumps(given))
-    return False
