@@ -62,3 +62,8 @@ def nestools_like(folder: Path, n: int, bad_line: int | None = None, duplicate: 
     (folder / "test_data.jsonl").write_text("\n".join(lines) + "\n")
     (folder / "test_api_ids.jsonl").write_text("\n".join(id_lines) + "\n")
     return folder / "test_data.jsonl"
+
+
+def exact(value) -> str:
+    """A JSON value as exact text: 1, 1.0 and true differ, and so does key order."""
+    return json.dumps(value, ensure_ascii=False)

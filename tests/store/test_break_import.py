@@ -25,23 +25,12 @@ from reviewer.errors import InputError, ReviewerError
 from reviewer.jobs import Cancelled, JobContext
 from reviewer.store import Store, import_feed
 from reviewer.store.models import Dataset, Item
+from tests.store.records import exact
 
 item_t, dataset_t = Item.__table__, Dataset.__table__
 
 
-def exact(value) -> str:
-    """A JSON value as exact text: 1, 1.0 and true differ, and so does key order."""
-    return json.dumps(value, ensure_ascii=False)
-
-
-# ---- fixtures and helpers -------------------------------------------------------------------
-
-
-@pytest.fixture
-def store(db_url):
-    s = Store(db_url)
-    yield s
-    s.close()
+# ---- fixtures and helpers (the store fixture is tests/conftest.py's: SQLite and PostgreSQL) -----------
 
 
 @pytest.fixture

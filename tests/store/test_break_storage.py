@@ -21,6 +21,7 @@ from reviewer.store.migrations import MIGRATIONS, upgrade
 from reviewer.store.models import Dataset, Item, utcnow
 from reviewer.store.queries import ItemQuery
 from tests.store import records as R
+from tests.store.records import exact
 from tests.team.conftest import team  # noqa: F401  (the team-mode fixture: logins on the real server)
 
 item_t, dataset_t = Item.__table__, Dataset.__table__
@@ -28,16 +29,6 @@ LATEST = MIGRATIONS[-1].version
 LONG_Q = "Find the filings of the company and list them by year, oldest first"
 
 
-def exact(value) -> str:
-    """A value as exact JSON text: 1, 1.0 and true differ, and so does key order."""
-    return json.dumps(value, ensure_ascii=False)
-
-
-@pytest.fixture
-def store(db_url):
-    s = Store(db_url)
-    yield s
-    s.close()
 
 
 def rec(i: int, raw, question, gold, payload=None, **kw) -> ItemRecord:
