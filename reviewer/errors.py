@@ -29,6 +29,10 @@ class InputError(ReviewerError):
         super().__init__(f"{prefix}: {message}" if prefix else message)
 
 
+class OutputError(ReviewerError):
+    """A file that cannot be written (an export): the message names it and says what was kept."""
+
+
 class RunMismatch(InputError):
     """A file whose outputs would go into a stored run of another model, setup or format.
     The message adds to ``problem`` the CLI's advice (--name) and ``after`` (what else

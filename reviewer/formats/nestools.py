@@ -383,10 +383,11 @@ class NesToolsFormat:
             id_rows.append({"test_id": item.raw["test_id"], "api_ids": item.payload.get("api_ids")})
             if (n + 1) % PROGRESS_EVERY == 0:
                 ctx.progress(n + 1, len(items), "writing NesTools items")
-        files = [
-            write_jsonl(out / dataset.meta.get("data_file", DATA_FILE), data_rows),
-            write_jsonl(out / dataset.meta.get("api_ids_file", IDS_FILE), id_rows),
-        ]
+        data_name = dataset.meta.get("data_file", DATA_FILE)
+        ids_name = dataset.meta.get("api_ids_file", IDS_FILE)
+        if ids_name == data_name:  # an ids file given apart (--api-ids) under the data file's name
+            ids_name = IDS_FILE if data_name != IDS_FILE else f"api_ids_{IDS_FILE}"
+        files = [write_jsonl(out / data_name, data_rows), write_jsonl(out / ids_name, id_rows)]
         ctx.progress(len(items), len(items), "NesTools files written")
         return files
 

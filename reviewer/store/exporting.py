@@ -12,8 +12,10 @@ the item and JSON path to fix, and no file is left half-written.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import NamedTuple
@@ -21,7 +23,7 @@ from typing import NamedTuple
 from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
-from reviewer.errors import ReviewerError, json_path
+from reviewer.errors import OutputError, ReviewerError, json_path
 from reviewer.formats._jsonio import unstorable
 from reviewer.formats.base import DatasetRecord, ExportItem
 from reviewer.formats.registry import dataset_formats
@@ -80,8 +82,45 @@ def export_dataset(
     for item in items:
         _check_standard(f"item {item.record_id!r}", {"gold": item.gold, "raw": item.raw, "payload": item.payload})
     writer = dataset_formats()[record.format]
-    out.mkdir(parents=True, exist_ok=True)
-    return writer.write(record, items, out, ctx)
+    return write_staged(out, lambda folder: writer.write(record, items, folder, ctx))
+
+
+STAGING_PREFIX = ".reviewer-export-"
+
+
+def write_staged(out: Path, write) -> list[Path]:
+    """Run ``write(folder)``, which writes files under ``folder`` and returns their paths, in a
+    new hidden folder inside ``out``, then move every file it wrote to the same place under
+    ``out``; return the paths ``write`` returned, under ``out``.
+
+    All or nothing: a writer that fails (a cancel, a full disk, a value it refuses) or a file
+    of ``out`` that cannot be replaced (a folder of that name) leaves ``out`` as it was, a
+    folder it had to make included. Before, a format writing two files left the first
+    written when the second failed. An OSError becomes an OutputError naming the file."""
+    made = not out.exists()
+    staging = None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=out, prefix=STAGING_PREFIX))
+        written = write(staging)
+        moves = [(p, out / p.relative_to(staging)) for p in sorted(staging.rglob("*")) if p.is_file()]
+        for _, target in moves:  # every target checked before the first move
+            if target.is_dir():
+                raise IsADirectoryError(errno.EISDIR, "a folder of that name is in the way", str(target))
+        for source, target in moves:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+        return [out / Path(p).relative_to(staging) for p in written]
+    except OSError as exc:
+        where = exc.filename or out
+        if staging is not None and str(where).startswith(str(staging)):
+            where = out / Path(where).relative_to(staging)
+        raise OutputError(f"cannot write {where}: {exc.strerror or exc}; nothing was exported") from None
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        if made and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()  # it was made for this export, which wrote nothing
 
 
 class GoldExport(NamedTuple):

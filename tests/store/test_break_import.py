@@ -530,8 +530,6 @@ def test_a_file_replaced_while_it_is_read_is_not_stored_as_a_mix(store, tmp_path
 # ---- 7. export ------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="NesTools write names both files as imported: an ids file given with "
-                   "--api-ids under the data file's name overwrites the exported data file")
 def test_an_ids_file_with_the_data_files_name_exports_both_files(store, tmp_path):
     recs = [nt_record(i) for i in range(1, 4)]
     (tmp_path / "data").mkdir()
@@ -564,8 +562,6 @@ def test_the_exported_ids_file_equals_the_source(store, tmp_path, ids_text):
     assert got == src
 
 
-@pytest.mark.xfail(strict=True, reason="the NesTools writer writes the data file, then the ids file, in place: an "
-                   "export that fails on the second leaves the first half-done, and the OSError is a traceback")
 def test_an_export_that_cannot_write_its_second_file_says_so_and_leaves_nothing(store, tmp_path):
     data = write_records(tmp_path / "src", [nt_record(i) for i in range(1, 4)])
     store.import_dataset(data, format="nestools", name="nt")
