@@ -115,7 +115,7 @@ def write_staged(out: Path, write) -> list[Path]:
         where = exc.filename or out
         if staging is not None and str(where).startswith(str(staging)):
             where = out / Path(where).relative_to(staging)
-        raise OutputError(f"cannot write {where}: {exc.strerror or exc}; nothing was exported") from None
+        raise _cannot_write(where, exc) from None
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
@@ -172,8 +172,11 @@ def write_atomically(path: Path, lines) -> int:
     """Write text lines to ``path`` via a temporary file so a crash never leaves half a file.
     The file gets the permissions any new file of the user's gets (0o666 less the umask), not
     the temporary file's private 0o600: an exported release is meant to be shared."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as exc:
+        raise _cannot_write(path, exc) from None
     count = 0
     try:
         os.fchmod(fd, 0o666 & ~_umask())
@@ -182,10 +185,16 @@ def write_atomically(path: Path, lines) -> int:
                 fh.write(line)
                 count += 1
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         os.unlink(tmp)
+        if isinstance(exc, OSError):  # a folder of that name, a full disk: a message, not a traceback
+            raise _cannot_write(path, exc) from None
         raise
     return count
+
+
+def _cannot_write(path, exc: OSError) -> OutputError:
+    return OutputError(f"cannot write {path}: {exc.strerror or exc}; nothing was exported")
 
 
 def _umask() -> int:

@@ -84,3 +84,13 @@ def test_exported_files_get_the_users_usual_permissions_and_replace_the_old_ones
     exported = [json.loads(line) for line in (out / "test_data.jsonl").read_text().splitlines()]
     assert exported == [json.loads(line) for line in nestools.read_text().splitlines()]  # the old file replaced
     assert (out / "notes.txt").read_text() == "the user's own file\n"  # left alone
+
+
+def test_a_jsonl_export_onto_a_folder_says_so_and_leaves_it(store, nestools, tmp_path):
+    target = tmp_path / "out.jsonl"
+    target.mkdir()
+    (target / "inside.txt").write_text("kept\n")
+    with pytest.raises(OutputError, match=f"cannot write {target}: .*nothing was exported"):
+        store.export_jsonl("nt", target)
+    assert _snapshot(target) == {"inside.txt": b"kept\n"}
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
