@@ -32,7 +32,7 @@ The child: ``python -P -m reviewer.store.import_feed`` (-P: the working folder i
 ``("chunk", blobs, entries)``, ``("error", path, where, message)``, ``("done", count)``.
 An entry is ``(record_id, where, file, row)``; ``row`` holds the values of
 ``ROW_KEYS`` with the JSON columns as JSON text, stored as reviewer.store.item_json says
-(``source_record`` gives the record back).
+(``source_values`` gives the record back).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from reviewer.errors import InputError, ReviewerError
+from reviewer.store.payloads import expand as expand_payload
 from reviewer.store.raw_refs import compact_raw, expand_raw
 
 # Formats whose read() is lazy (the importer reads the dataset header, the child the
@@ -63,11 +64,14 @@ ROW_KEYS = (
 )
 
 
-def source_record(row) -> object:
-    """The source record of a feed row (for an item already stored, compared with the stored one)."""
+def source_values(row) -> tuple:
+    """What a re-import compares of a feed row with the item already stored
+    (``importing.source_values``'s tuple): the source record, the payload as the reader made
+    it, and the hashes of its context and schema texts."""
     get = dict(zip(ROW_KEYS, row))
     refs = None if get["raw_refs"] is None else json.loads(get["raw_refs"])
-    return expand_raw(json.loads(get["raw"]), refs, get["question"], json.loads(get["gold"]))
+    raw = expand_raw(json.loads(get["raw"]), refs, get["question"], json.loads(get["gold"]))
+    return raw, expand_payload(json.loads(get["payload"]), raw), get["context_hash"], get["schema_hash"]
 
 
 class Broken(ReviewerError):

@@ -42,8 +42,10 @@ from reviewer.store import audit
 from reviewer.store.bulk import CHUNK, insert_encoded, insert_ignoring_duplicates, insert_many, row_security_active
 from reviewer.store.checks import check_item, check_storable, where_in_file
 from reviewer.store.import_feed import ROW_KEYS as FEED_ROW_KEYS
-from reviewer.store.import_feed import Feed, source_record
+from reviewer.store.import_feed import Feed
+from reviewer.store.import_feed import source_values as feed_source_values
 from reviewer.store.item_json import JSON_COLUMNS, compact_raw
+from reviewer.store.item_json import stored_payload
 from reviewer.store.item_json import stored_raw as stored_record
 from reviewer.store.jsontext import same_value
 from reviewer.store.models import Blob, Dataset, Item, Output, Run, utcnow
@@ -377,7 +379,7 @@ def _read_here(parsed, ctx, conn, dataset_id, blobs, existing, position, summary
     """The items read and checked in this process, written a chunk at a time."""
     source = parsed.dataset.source
     rows: list[dict] = []
-    stored_raw: list = []  # (record_id, raw) of records already in the database, checked per chunk
+    stored_raw: list = []  # (record_id, source_values) of records already in the database, checked per chunk
 
     def flush() -> None:
         nonlocal rows, stored_raw
@@ -389,7 +391,7 @@ def _read_here(parsed, ctx, conn, dataset_id, blobs, existing, position, summary
         first_seen(rec.record_id, rec.source_file or source, where_in_file(rec))
         check_item(rec, source)
         if rec.record_id in existing:
-            stored_raw.append((rec.record_id, rec.raw))
+            stored_raw.append((rec.record_id, source_values(rec)))
         else:
             rows.append(_item_row(rec, dataset_id, position, blobs))
             position += 1
@@ -412,7 +414,7 @@ def _read_from_feed(feed, ctx, conn, dataset_id, existing, position, summary, wr
         for record_id, where, file, row in entries:
             first_seen(record_id, file, where)
             if record_id in existing:
-                stored_raw.append((record_id, source_record(row)))
+                stored_raw.append((record_id, feed_source_values(row)))
             else:
                 rows.append([dataset_id, position, *row])
                 position += 1
@@ -457,20 +459,31 @@ def _item_row(rec, dataset_id: int, position: int, blobs: _Blobs) -> dict:
     }
 
 
+def source_values(rec) -> tuple:
+    """What a re-import compares of a record read again with the item already stored: the
+    source record, the payload (a NesTools item's api ids come from its ids file) and the
+    hashes of its context and schema texts (a toolJSON response file)."""
+    return (rec.raw, rec.payload or {}, None if rec.context is None else blob_hash(rec.context),
+            None if rec.schema is None else blob_hash(rec.schema))
+
+
 def _count_changed(conn: Connection, dataset_id: int, records: list, summary: ImportSummary) -> None:
+    """Count the records already stored as unchanged, or as changed in the source (kept as
+    stored: an import never overwrites an item). ``records``: ``(record_id, source_values)``."""
     if not records:
         return
     stored = {
-        row.record_id: stored_record(row)
+        row.record_id: (raw, stored_payload(row, raw), row.context_hash, row.schema_hash)
         for row in conn.execute(
-            select(item_t.c.record_id, *JSON_COLUMNS).where(
+            select(item_t.c.record_id, item_t.c.context_hash, item_t.c.schema_hash, *JSON_COLUMNS).where(
                 item_t.c.dataset_id == dataset_id, item_t.c.record_id.in_([r for r, _ in records])
             )
         )
+        for raw in (stored_record(row),)
     }
-    for record_id, raw in records:
+    for record_id, values in records:
         # as JSON tells values apart: 1 -> true or 1 -> 1.0 in the source is a change (== says equal)
-        if record_id in stored and same_value(stored[record_id], raw):
+        if record_id in stored and same_value(stored[record_id], values):
             summary.unchanged += 1
         else:
             summary.changed_in_source.append(record_id)

@@ -94,3 +94,4 @@ def test_a_jsonl_export_onto_a_folder_says_so_and_leaves_it(store, nestools, tmp
         store.export_jsonl("nt", target)
     assert _snapshot(target) == {"inside.txt": b"kept\n"}
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+
