@@ -232,6 +232,7 @@ def _items_fast(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord]:
     tests/formats/test_nestools_fast.py for the equivalence checks.
     """
     given = 0
+    before = _identity(pairs)
     plain = _plain_items(pairs, ctx)
     for rec in plain:
         if rec is None:
@@ -239,11 +240,38 @@ def _items_fast(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord]:
         given += 1
         yield rec
     else:
+        _same_files(pairs, before)
         return
     plain.close()  # its two files, now rather than when this generator ends
     for n, rec in enumerate(_items(pairs, ctx)):
         if n >= given:
             yield rec
+    _same_files(pairs, before)
+
+
+def _identity(pairs: _Pairs) -> tuple:
+    """What tells a file saved again (replaced or rewritten) from the one read: each file's
+    device, inode, size and modification time (None for one that cannot be looked at)."""
+    out = []
+    for path in (pairs.data, pairs.ids):
+        try:
+            st = path.stat()
+            out.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+def _same_files(pairs: _Pairs, before: tuple) -> None:
+    """InputError when either file changed while it was read: the hand-over above reads the
+    files again from the start, so records from before and after a save would be mixed (and a
+    single pass would mix the two versions of a file rewritten in place). The import's one
+    transaction then writes nothing."""
+    after = _identity(pairs)
+    for path, was, now in zip((pairs.data, pairs.ids), before, after):
+        if was != now:
+            raise InputError(path, None, "the file changed while it was read (saved by another program?); "
+                                         "nothing was imported: import it again")
 
 
 def _plain_items(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord | None]:

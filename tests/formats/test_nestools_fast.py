@@ -174,3 +174,24 @@ def test_the_reference_test_set_reads_the_same():
     ids = root / "inference" / "build_test_prompt" / "test_api_ids.jsonl"
     records, error = _assert_same(nestools._Pairs(data, ids))
     assert error is None and len(records) > 900
+
+
+def test_a_file_rewritten_while_it_is_read_is_refused(tmp_path, monkeypatch):
+    """One pass of the fast path over a file an editor rewrites in place midway would give
+    records of both versions; the reader says so instead, and the import writes nothing."""
+    from tests.store import records as R
+
+    data = R.nestools_like(tmp_path / "s", 6)
+    real = nestools._item_record
+    made = []
+
+    def record_then_save(*args, **kwargs):
+        made.append(1)
+        if len(made) == 3:  # the editor saves: the same records, one task reworded
+            data.write_text(data.read_text().replace('"task": "', '"task": "Reworded: ', 1))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(nestools, "_item_record", record_then_save)
+    with pytest.raises(InputError, match="changed while it was read") as err:
+        list(nestools.NesToolsFormat().read(data, silent()).items)
+    assert Path(err.value.path).samefile(data)

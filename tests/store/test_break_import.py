@@ -495,8 +495,6 @@ def test_the_reading_process_does_not_run_code_from_the_working_folder(tmp_path,
 # ---- 6. the file read twice by the fast path's hand-over ----------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason="nestools._items_fast reads the file twice (plain prefix, then _items from "
-                   "the start skipping as many records): a file replaced in between is stored as a mix of both")
 def test_a_file_replaced_while_it_is_read_is_not_stored_as_a_mix(store, tmp_path, monkeypatch):
     from reviewer.formats import nestools
 
