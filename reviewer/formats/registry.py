@@ -8,6 +8,7 @@ when the user does not name a format.
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 
 from reviewer.errors import FormatNotDetected, InputError
@@ -64,6 +65,7 @@ def run_formats() -> dict[str, RunFormat]:
 
 
 def _pick(registry: dict, name: str | None, path: Path, what: str):
+    _check_path_text(path)
     if path.exists() and not path.is_dir():
         # a FIFO, a device or a file over $REVIEWER_MAX_INPUT_BYTES: refused before any reader opens
         # it; a reader that reads its file whole refuses one over the default limit itself
@@ -85,6 +87,19 @@ def _pick(registry: dict, name: str | None, path: Path, what: str):
     if not found:
         raise FormatNotDetected(path, what, sorted(registry), other=_other_kind(what, path))
     raise FormatNotDetected(path, what, sorted(registry), candidates=[f.name for f in found])
+
+
+def _check_path_text(path: Path) -> None:
+    """InputError for a path that is not UTF-8 text (a name the file system holds as bytes no
+    text spells): every path an import reads goes into the database (the dataset's source,
+    each item's file), where both databases refuse such text; said here, with the path
+    written with escapes, instead of as a lone surrogate in the dataset's meta."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+        raise InputError(shown, None, "the path is not UTF-8 text (a folder or file name holds a byte no text "
+                                      "can spell): rename it, then import it again") from None
 
 
 def _other_kind(what: str, path: Path) -> tuple[str, str] | None:
