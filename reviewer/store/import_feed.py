@@ -17,8 +17,10 @@ Contracts:
 - Bad input: the child's InputError comes back as the same InputError (file,
   line or JSON path, message), raised in the importer, whose transaction then
   writes nothing. The child never prints a traceback to the user.
-- Bounded memory: the pipe holds a few kilobytes; the child blocks writing its
-  next chunk until the importer has taken the previous one.
+- Bounded memory: a chunk is ``CHUNK`` items or about ``CHUNK_BYTES`` of JSON text, whichever
+  comes first (items of a megabyte each would have made 1,000-item chunks of a gigabyte);
+  the pipe holds a few kilobytes; the child blocks writing its next chunk until the importer
+  has taken the previous one.
 - Cancel: ``close`` ends the child (the importer checks the job's cancel flag between chunks).
 - When the child cannot start, or dies before sending anything, the importer
   reads in its own process as before (``start`` returns None / ``Broken`` is raised).
@@ -54,7 +56,8 @@ from reviewer.store.raw_refs import compact_raw, expand_raw
 # items), with the module that registers each.
 FORMATS = {"nestools": "reviewer.formats.nestools"}
 MIN_BYTES = 8 * 1024 * 1024
-CHUNK = 1000
+CHUNK = 1000  # items a message at most
+CHUNK_BYTES = 8 * 1024 * 1024  # and about this much JSON text: a chunk of big items is sent sooner
 
 # The item columns the child fills, in order; the importer adds dataset_id and position.
 ROW_KEYS = (
@@ -213,22 +216,25 @@ def _child() -> None:
                 text = refs_texts[key] = encode_storable(refs)
             return text
 
+        size = 0  # characters of JSON text in the chunk so far
         for rec in parsed.items:
             check_item(rec, source)  # from here on the record is storable: no NaN, no infinity
             raw, raw_refs = compact_raw(rec.raw, rec.question, rec.gold)
+            gold_text, raw_text = encode_storable(rec.gold), encode_storable(raw)
+            payload_text = encode_storable(compact(rec.payload, rec.raw))
             entries.append((
                 rec.record_id, where_in_file(rec), rec.source_file or source, (
-                    rec.record_id, rec.kind, rec.question, encode_storable(rec.gold), None, encode_storable(raw),
-                    None if raw_refs is None else refs_text(raw_refs),
-                    encode_storable(compact(rec.payload, rec.raw)), put(rec.context), put(rec.schema),
-                    rec.category, rec.difficulty, rec.depth, rec.domain, rec.source_file, rec.source_line,
-                    False, 1,
+                    rec.record_id, rec.kind, rec.question, gold_text, None, raw_text,
+                    None if raw_refs is None else refs_text(raw_refs), payload_text, put(rec.context),
+                    put(rec.schema), rec.category, rec.difficulty, rec.depth, rec.domain, rec.source_file,
+                    rec.source_line, False, 1,
                 ),
             ))
             count += 1
-            if len(entries) >= CHUNK:
+            size += len(gold_text) + len(raw_text) + len(payload_text) + len(rec.question or "")
+            if len(entries) >= CHUNK or size >= CHUNK_BYTES:
                 send(("chunk", blobs, entries))
-                blobs, entries = {}, []
+                blobs, entries, size = {}, [], 0
         if entries or blobs:
             send(("chunk", blobs, entries))
         send(("done", count))

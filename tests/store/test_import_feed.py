@@ -117,3 +117,18 @@ def test_an_ids_file_given_apart_reaches_the_reading_process(store, nestools_fil
     store.import_dataset(data, name="apart", options={"api_ids": elsewhere})
     assert feed_always and feed_always[-1].options == {"api_ids": str(elsewhere)}
     assert _count(store, item_t) == 300
+
+
+def test_big_items_come_in_chunks_of_bounded_size(store, tmp_path, feed_always):
+    """1,000 items a chunk is ~3 MB of NesTools JSON, but a gigabyte of items of a megabyte:
+    a chunk also ends at about CHUNK_BYTES of text, so the importer's memory stays bounded."""
+    import json
+
+    path = R.nestools_like(tmp_path / "big", 24)
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    for rec in lines:
+        rec["notes"] = "n" * 1_000_000  # a megabyte an item, in raw
+    path.write_text("".join(json.dumps(rec) + "\n" for rec in lines))
+    summary = store.import_dataset(path, format="nestools", name="big")
+    assert summary.added == 24 and feed_always[0].received == 3  # 8 items of ~1 MB a chunk, not one chunk
+    assert store.find_item("big", "24").raw == lines[-1]
