@@ -23,6 +23,17 @@ from reviewer.formats._jsonio import max_input_bytes, open_input
 PROGRESS_EVERY = 200  # records between two progress reports while importing
 
 
+def estimated_total(records: int, read: int, size: int) -> int:
+    """How many records a file of ``size`` bytes holds, ``records`` having been read in its
+    first ``read`` bytes (at least ``records``): a progress bar's total while the file is
+    read a line at a time, better as more is read. Said "about" wherever it is shown, so it
+    is rounded to three figures (about 100,000, not about 100,009)."""
+    if read <= 0:
+        return records
+    estimate = round(records * size / read)
+    return max(records, round(estimate, 3 - len(str(estimate))) if estimate >= 1000 else estimate)
+
+
 def first_record(path: Path) -> Any:
     """The first non-blank line of ``path`` parsed as JSON, or None when unreadable.
 

@@ -23,6 +23,7 @@ response -1 means the model call failed (status "error").
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from typing import Any
 from reviewer.callgraph import PLACEHOLDER, placeholders_in
 from reviewer.errors import InputError
 from reviewer.formats._jsonio import NOT_PLAIN, expect, iter_jsonl, max_input_bytes, open_input, plain_line_value
-from reviewer.formats._jsonlfiles import PROGRESS_EVERY, UniqueIds, at, has_keys, write_jsonl
+from reviewer.formats._jsonlfiles import PROGRESS_EVERY, UniqueIds, at, estimated_total, has_keys, write_jsonl
 from reviewer.formats.base import (
     DatasetRecord,
     ExportItem,
@@ -293,6 +294,7 @@ def _plain_items(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord | None]:
         yield None
         return
     limit = max_input_bytes()  # of one line: a longer one is _items' to refuse, with its line
+    size = os.fstat(data_fh.fileno()).st_size
     with data_fh, ids_fh:
         while data := data_fh.readline(limit + 1):
             line += 1
@@ -318,11 +320,12 @@ def _plain_items(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord | None]:
             seen.add(record_id)
             yield _item_record(record_id, rec, ids, source_file, line)
             if line % PROGRESS_EVERY == 0:
-                ctx.progress(line, None, f"{line} NesTools items read")
+                total = estimated_total(line, data_fh.tell(), size)
+                ctx.progress(line, total, f"{line:,} of about {total:,} NesTools items read")
         if ids_fh.readline():  # the ids file runs on (or ends in blank lines): _items decides
             yield None
             return
-    ctx.progress(line, line, f"{line} NesTools items read")
+    ctx.progress(line, line, f"{line:,} NesTools items read")
 
 
 def _items(pairs: _Pairs, ctx: JobContext) -> Iterator[ItemRecord]:

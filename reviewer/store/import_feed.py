@@ -31,7 +31,8 @@ process costs ~0.15 s, more than a small file's whole import.
 
 The child: ``python -P -m reviewer.store.import_feed`` (-P: the working folder is not on its path), a pickled request on stdin
 (format name, path), pickled messages on stdout:
-``("chunk", blobs, entries)``, ``("error", path, where, message)``, ``("done", count)``.
+``("chunk", blobs, entries, total)``, ``("error", path, where, message)``, ``("done", count)``;
+``total`` is the reader's latest estimate of the items in the file (None when it gives none).
 An entry is ``(record_id, where, file, row)``; ``row`` holds the values of
 ``ROW_KEYS`` with the JSON columns as JSON text, stored as reviewer.store.item_json says
 (``source_values`` gives the record back).
@@ -125,8 +126,9 @@ class Feed:
             return None
         return self
 
-    def chunks(self) -> Iterator[tuple[dict, list]]:
-        """``(blobs, entries)`` per chunk; raises the child's InputError, or Broken."""
+    def chunks(self) -> Iterator[tuple[dict, list, int | None]]:
+        """``(blobs, entries, total)`` per chunk (``total``: the items the file is thought to
+        hold, for a progress bar); raises the child's InputError, or Broken."""
         assert self.proc is not None
         while True:
             try:
@@ -136,7 +138,7 @@ class Feed:
             kind = message[0]
             if kind == "chunk":
                 self.received += 1
-                yield message[1], message[2]
+                yield message[1], message[2], message[3]
             elif kind == "error":
                 raise InputError(*message[1:])
             elif kind == "done":
@@ -175,7 +177,7 @@ def _child() -> None:
 
     from reviewer.formats.base import blob_hash
     from reviewer.formats.registry import loaded_dataset_format
-    from reviewer.jobs import silent
+    from reviewer.jobs import JobContext
     from reviewer.store.checks import check_item, where_in_file
     from reviewer.store.jsontext import encode_storable
     from reviewer.store.payloads import compact
@@ -191,7 +193,12 @@ def _child() -> None:
     try:
         importlib.import_module(FORMATS[request["format"]])  # that reader only: start-up time
         options = {key: Path(value) for key, value in request.get("options", {}).items()}
-        parsed = loaded_dataset_format(request["format"]).read(Path(request["path"]), silent(), **options)
+        reading = JobContext()  # the reader's progress: its estimate of the total goes with each chunk
+        parsed = loaded_dataset_format(request["format"]).read(Path(request["path"]), reading, **options)
+
+        def total():
+            return reading.last.total if reading.last is not None else None
+
         source = parsed.dataset.source
         seen_blobs: set[str] = set()
         blobs: dict[str, str] = {}
@@ -233,10 +240,10 @@ def _child() -> None:
             count += 1
             size += len(gold_text) + len(raw_text) + len(payload_text) + len(rec.question or "")
             if len(entries) >= CHUNK or size >= CHUNK_BYTES:
-                send(("chunk", blobs, entries))
+                send(("chunk", blobs, entries, total()))
                 blobs, entries, size = {}, [], 0
         if entries or blobs:
-            send(("chunk", blobs, entries))
+            send(("chunk", blobs, entries, total()))
         send(("done", count))
     except InputError as exc:
         send(("error", exc.path, exc.where, exc.message))

@@ -400,7 +400,8 @@ def _read_here(parsed, ctx, conn, dataset_id, blobs, existing, position, summary
             flush()
         if n % 200 == 0:
             ctx.check_cancelled()
-            ctx.progress(n, None, f"read {n} items")
+            # the reader's estimate of the file's items, where it gives one (it reports to this ctx too)
+            _report(ctx, n, ctx.last.total if ctx.last is not None else None)
     flush()
 
 
@@ -408,7 +409,7 @@ def _read_from_feed(feed, ctx, conn, dataset_id, existing, position, summary, wr
     """The items from the feed's reading process: checked and encoded there; ids, positions
     and the records already stored are this side's (the database's) business."""
     n = 0
-    for chunk_blobs, entries in feed.chunks():
+    for chunk_blobs, entries, total in feed.chunks():
         rows: list[list] = []
         stored_raw: list = []
         for record_id, where, file, row in entries:
@@ -422,7 +423,16 @@ def _read_from_feed(feed, ctx, conn, dataset_id, existing, position, summary, wr
         n += len(entries)
         writer.submit(lambda b=chunk_blobs, r=rows, s=stored_raw: _write_encoded_chunk(conn, dataset_id, b, r, s, summary))
         ctx.check_cancelled()
-        ctx.progress(n, None, f"read {n} items")
+        _report(ctx, n, total)
+
+
+def _report(ctx: JobContext, n: int, total: int | None) -> None:
+    """Progress of an import's reading: ``n`` items, of about ``total`` (a reader's estimate
+    from how much of the file it has read) when there is one."""
+    if total is not None and total >= n:
+        ctx.progress(n, total, f"{n:,} of about {total:,} items read")
+    else:
+        ctx.progress(n, None, f"{n:,} items read")
 
 
 def _write_encoded_chunk(conn: Connection, dataset_id: int, blobs: dict, rows: list[list], stored: list,
