@@ -102,6 +102,21 @@ def test_import_reports_progress_and_stops_when_cancelled(tmp_path):
         next(items)
 
 
+def test_progress_while_reading_says_about_how_many_items_the_file_holds(tmp_path):
+    """Every 200 lines the reader estimates the file's items from the bytes read so far (a
+    progress bar's total, said "about", rounded to three figures); at the end, the count."""
+    from tests.store import records as R
+
+    data = R.nestools_like(tmp_path / "s", 1000)
+    seen = []
+    assert len(list(FMT.read(data, JobContext(seen.append)).items)) == 1000
+    estimates = [(p.done, p.total) for p in seen[:-1]]
+    assert [done for done, _ in estimates] == [200, 400, 600, 800, 1000]
+    assert all(900 <= total <= 1100 and total >= done for done, total in estimates), estimates
+    assert seen[1].message == f"400 of about {seen[1].total:,} NesTools items read"
+    assert (seen[-1].done, seen[-1].total, seen[-1].message) == (1000, 1000, "1,000 NesTools items read")
+
+
 def test_folder_in_repository_layout_finds_the_ids_file(tmp_path):
     data = make_dataset(tmp_path / "data")
     ids = tmp_path / "inference" / "build_test_prompt" / "test_api_ids.jsonl"
