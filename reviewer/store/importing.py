@@ -379,24 +379,24 @@ def _read_here(parsed, ctx, conn, dataset_id, blobs, existing, position, summary
     """The items read and checked in this process, written a chunk at a time."""
     source = parsed.dataset.source
     rows: list[dict] = []
-    stored_raw: list = []  # (record_id, source_values) of records already in the database, checked per chunk
+    already_stored: list = []  # (record_id, source_values) of records already in the database, checked per chunk
 
     def flush() -> None:
-        nonlocal rows, stored_raw
-        chunk_blobs, chunk_rows, chunk_stored = blobs.take(), rows, stored_raw
-        rows, stored_raw = [], []
+        nonlocal rows, already_stored
+        chunk_blobs, chunk_rows, chunk_stored = blobs.take(), rows, already_stored
+        rows, already_stored = [], []
         writer.submit(lambda: _write_chunk(conn, dataset_id, chunk_blobs, chunk_rows, chunk_stored, summary))
 
     for n, rec in enumerate(parsed.items, 1):
         first_seen(rec.record_id, rec.source_file or source, where_in_file(rec))
         check_item(rec, source)
         if rec.record_id in existing:
-            stored_raw.append((rec.record_id, source_values(rec)))
+            already_stored.append((rec.record_id, source_values(rec)))
         else:
             rows.append(_item_row(rec, dataset_id, position, blobs))
             position += 1
             summary.added += 1
-        if len(rows) + len(stored_raw) >= CHUNK:
+        if len(rows) + len(already_stored) >= CHUNK:
             flush()
         if n % 200 == 0:
             ctx.check_cancelled()
@@ -411,17 +411,17 @@ def _read_from_feed(feed, ctx, conn, dataset_id, existing, position, summary, wr
     n = 0
     for chunk_blobs, entries, total in feed.chunks():
         rows: list[list] = []
-        stored_raw: list = []
+        already_stored: list = []
         for record_id, where, file, row in entries:
             first_seen(record_id, file, where)
             if record_id in existing:
-                stored_raw.append((record_id, feed_source_values(row)))
+                already_stored.append((record_id, feed_source_values(row)))
             else:
                 rows.append([dataset_id, position, *row])
                 position += 1
                 summary.added += 1
         n += len(entries)
-        writer.submit(lambda b=chunk_blobs, r=rows, s=stored_raw: _write_encoded_chunk(conn, dataset_id, b, r, s, summary))
+        writer.submit(lambda b=chunk_blobs, r=rows, s=already_stored: _write_encoded_chunk(conn, dataset_id, b, r, s, summary))
         ctx.check_cancelled()
         _report(ctx, n, total)
 
