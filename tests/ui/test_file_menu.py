@@ -206,3 +206,16 @@ def test_the_import_form_has_no_empty_row_under_format(qtbot, window, tmp_path):
     assert _gap(dialog, dialog.name, dialog.message) <= row_gap + 1, "a blank band above the import's message"
     assert _gap(dialog, dialog.format, dialog.detected) <= row_gap + 1
     dialog.close()
+
+
+def test_a_jobs_progress_reads_as_words_with_its_rate_and_time_left():
+    from reviewer.jobs import Progress
+    from reviewer_ui.file_menu import progress_words
+
+    assert progress_words(Progress(1000, 100_000, "1,000 of about 100,000 items read", 0.4)) == \
+        "1,000 of about 100,000 items read"  # under a second: no rate yet
+    assert progress_words(Progress(37_000, 100_000, "37,000 of about 100,000 items read", 1.5)) == \
+        "37,000 of about 100,000 items read · 24,667 a second · about 3 s left"
+    assert progress_words(Progress(99_000, 100_000, "99,000 of about 100,000 items read", 4.0)).endswith(
+        "less than a second left")
+    assert progress_words(Progress(5000, None, "5,000 items read", 2.0)) == "5,000 items read · 2,500 a second"
