@@ -219,14 +219,14 @@ def cmd_export(args) -> int:
     if args.as_ == "jsonl" and args.gold_only:
         # The released Gold (paper 001's rule, as the Release tab counts it), not every settled
         # item: a Reject, a High or unrated ambiguity or a failed check is withheld, by reason.
-        done = store.export_released_gold(args.dataset, out)
+        done = store.export_released_gold(args.dataset, out, ctx=JobContext(_terminal_progress()))
         print(f"wrote {done.written} released Gold {'item' if done.written == 1 else 'items'} to {out}")
         if done.withheld:
             print(f"withheld {done.withheld} {'item' if done.withheld == 1 else 'items'}:")
             for reason, count in done.reasons.items():
                 print(f"  {count:>6}  {reason}")
     elif args.as_ == "jsonl":
-        n = store.export_jsonl(args.dataset, out)
+        n = store.export_jsonl(args.dataset, out, ctx=JobContext(_terminal_progress()))
         print(f"wrote {n} {'item' if n == 1 else 'items'} to {out}")
     else:
         files = store.export_dataset(args.dataset, out, ctx=JobContext(_terminal_progress()))

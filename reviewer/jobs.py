@@ -9,9 +9,11 @@ GUI sets. The core never knows which.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 
@@ -78,3 +80,49 @@ class JobContext:
 def silent() -> JobContext:
     """A context for callers that want neither progress nor cancellation."""
     return JobContext()
+
+
+_pause_lock = threading.Lock()
+_pauses = 0
+_paused_by_us = False
+
+
+@contextmanager
+def collector_paused():
+    """Pause Python's cyclic garbage collector while a long job runs over a whole dataset
+    (an import, an export, a check, a scoring run).
+
+    Such a job makes 10^5-10^6 dicts and lists (decoded JSON, rows: acyclic, freed by
+    reference counting); every burst of allocations set off a collection that walks every
+    live container of the process, longer as the job goes on. It held the GIL, so the app's
+    window froze for 0.1 s, then 1 s, then over 2 s at a time during a 100,000-item export,
+    and the collections took 30-40% of an import's CPU. Nothing these jobs make needs the
+    collector. Re-entrant and thread-safe: the collector comes back when the last of the
+    jobs that paused it ends (not if something else had switched it off before).
+    """
+    global _pauses, _paused_by_us
+    with _pause_lock:
+        if _pauses == 0 and gc.isenabled():
+            gc.disable()
+            _paused_by_us = True
+        _pauses += 1
+    try:
+        yield
+    finally:
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0 and _paused_by_us:
+                gc.enable()
+                _paused_by_us = False
+
+
+def over_whole_dataset(job):
+    """Decorator: ``job`` runs with the collector paused (``collector_paused``)."""
+    import functools
+
+    @functools.wraps(job)
+    def run(*args, **kwargs):
+        with collector_paused():
+            return job(*args, **kwargs)
+
+    return run

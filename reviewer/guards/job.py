@@ -19,7 +19,7 @@ from reviewer.guards import leakage, settings as settings_mod, storage
 from reviewer.guards.base import FAIL, PASS, SKIP, GuardItem, GuardResult, digest, input_hash, leakage_parts
 from reviewer.guards.registry import BY_NAME, GUARD_NAMES, ITEM_GUARDS, LEAKAGE
 from reviewer.guards.settings import Settings
-from reviewer.jobs import JobContext, silent
+from reviewer.jobs import JobContext, over_whole_dataset, silent
 from reviewer.store.models import Run
 
 BATCH = 200
@@ -110,6 +110,7 @@ def leakage_results(items: list[GuardItem], settings: Settings, prompts: list[tu
     return out
 
 
+@over_whole_dataset
 def run_checks(store, dataset_id: int, ctx: JobContext | None = None, guards: list[str] | None = None,
                force: bool = False, item_ids: list[int] | None = None) -> CheckSummary:
     """Run the guards (default: all) over the dataset (or only ``item_ids``: the per-item guards

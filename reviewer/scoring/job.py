@@ -17,7 +17,7 @@ from typing import Any
 
 from sqlalchemy import Text, cast, select
 
-from reviewer.jobs import JobContext, silent
+from reviewer.jobs import JobContext, over_whole_dataset, silent
 from reviewer.rerun.config import RunConfig
 from reviewer.scoring.base import Mode, ScoreResult, ScoringItem, ScoringOutput
 from reviewer.scoring.registry import scorer_for
@@ -94,6 +94,7 @@ def _as_number(value) -> float | None:
     return float(value) if isinstance(value, (int, float)) else None
 
 
+@over_whole_dataset
 def score_run(
     store, run_id: int, mode: Mode = "faithful", ctx: JobContext | None = None, item_ids: list[int] | None = None,
     judge: RunConfig | None = None,

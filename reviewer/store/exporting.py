@@ -27,7 +27,7 @@ from reviewer.errors import OutputError, ReviewerError, json_path
 from reviewer.formats._jsonio import unstorable
 from reviewer.formats.base import DatasetRecord, ExportItem
 from reviewer.formats.registry import dataset_formats
-from reviewer.jobs import JobContext
+from reviewer.jobs import JobContext, over_whole_dataset, silent
 from reviewer.store.item_json import ITEM_COLUMNS, JSON_COLUMNS, stored_payload, stored_raw
 from reviewer.store.models import Adjudication, Annotation, Blob, Dataset, Item
 
@@ -69,6 +69,7 @@ def export_items(conn, dataset_id: int) -> list[ExportItem]:
     ]
 
 
+@over_whole_dataset
 def export_dataset(
     engine: Engine, dataset_id: int, out: Path, ctx: JobContext, record_ids: set[str] | None = None
 ) -> list[Path]:
@@ -222,10 +223,28 @@ def _check_standard(what: str, fields: dict) -> None:
                                 "fix it (e.g. edit the gold) before exporting")
 
 
-def export_jsonl(engine: Engine, dataset_id: int, path: Path, item_ids: set[int] | None = None) -> int:
-    """Write the generic JSONL export (``item_ids``: only those items); return the number written."""
+@over_whole_dataset
+def export_jsonl(engine: Engine, dataset_id: int, path: Path, item_ids: set[int] | None = None,
+                 ctx: JobContext | None = None) -> int:
+    """Write the generic JSONL export (``item_ids``: only those items); return the number written.
+    ``ctx``: progress every 1,000 items, and a cancel that leaves ``path`` as it was (before,
+    the export ignored it and wrote the whole file while the dialog said nothing was written)."""
+    ctx = ctx or silent()
+    rows = []
     with engine.connect() as conn:
-        rows = list(provenance_rows(conn, dataset_id, item_ids))
+        for r in provenance_rows(conn, dataset_id, item_ids):
+            rows.append(r)
+            if len(rows) % 1000 == 0:
+                ctx.check_cancelled()
+                ctx.progress(len(rows), None, f"{len(rows):,} items read")
     for r in rows:
         _check_standard(f"item {r['record_id']!r}", {"": r})
-    return write_atomically(path, (json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in rows))
+
+    def lines():
+        for n, r in enumerate(rows, 1):
+            if n % 1000 == 0:
+                ctx.check_cancelled()  # write_atomically removes its temporary file: nothing written
+                ctx.progress(n, len(rows), f"{n:,} of {len(rows):,} items written")
+            yield json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n"
+
+    return write_atomically(path, lines())

@@ -254,5 +254,5 @@ def _child() -> None:
 if __name__ == "__main__":
     import gc
 
-    gc.disable()  # as the importer does (importing._collector_paused): decoded JSON is acyclic
+    gc.disable()  # as the importer does (jobs.collector_paused): decoded JSON is acyclic
     _child()

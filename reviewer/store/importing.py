@@ -24,7 +24,6 @@ Contracts:
 
 from __future__ import annotations
 
-import gc
 import queue
 import threading
 from collections.abc import Iterable
@@ -37,7 +36,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
 from reviewer.errors import InputError, ReviewerError, RunMismatch
 from reviewer.formats.base import ParsedDataset, ParsedRun, blob_hash
-from reviewer.jobs import JobContext
+from reviewer.jobs import JobContext, collector_paused
 from reviewer.store import audit
 from reviewer.store.bulk import CHUNK, insert_encoded, insert_ignoring_duplicates, insert_many, row_security_active
 from reviewer.store.checks import check_item, check_storable, where_in_file
@@ -280,24 +279,6 @@ def _first_line(exc: DBAPIError) -> str:
     return f"{type(orig).__name__}: {line}"
 
 
-@contextmanager
-def _collector_paused():
-    """Pause the cyclic garbage collector for one import.
-
-    A reader makes 10^5-10^6 small dicts and lists (decoded JSON, acyclic, freed
-    by reference counting chunk by chunk); each allocation burst triggers a
-    collection that walks every live container, which measured 30-40% of a
-    NesTools import's CPU time. Nothing an import makes needs the collector, and
-    memory stays bounded by the chunk size. Re-enabled afterwards unless something
-    else had already disabled it (a concurrent import keeps it paused until it ends).
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 NAME_MAX = dataset_t.c.name.type.length  # the longest dataset name the table holds alike on both databases
@@ -316,7 +297,7 @@ def import_dataset(
     ds = parsed.dataset
     name = name or ds.name
     try:
-        with _collector_paused(), _database_errors(ds.source, f"dataset {name!r}"), engine.begin() as conn:
+        with collector_paused(), _database_errors(ds.source, f"dataset {name!r}"), engine.begin() as conn:
             return _import_dataset(conn, parsed, ctx, name, actor, feed)
     finally:
         if feed is not None:
@@ -533,7 +514,7 @@ def import_runs(
     imported, or (on any error, or a cancel) none. ``parsed_runs`` may be a generator, so
     each file is read when its turn comes. One summary per file, in order; files of the
     same run name add to the same run (each summary's coverage is the run's after it)."""
-    with _collector_paused(), _database_errors(source, f"run {name!r}" if name else "runs"), engine.begin() as conn:
+    with collector_paused(), _database_errors(source, f"run {name!r}" if name else "runs"), engine.begin() as conn:
         return [_import_run(conn, dataset_id, parsed, ctx, name or parsed.run.name, actor) for parsed in parsed_runs]
 
 

@@ -205,16 +205,18 @@ class Store:
     def export_dataset(self, dataset: str | int, out: str | Path, ctx: JobContext | None = None) -> list[Path]:
         return exporting.export_dataset(self.engine, self.dataset(dataset).id, Path(out), ctx or silent())
 
-    def export_jsonl(self, dataset: str | int, path: str | Path, item_ids: set[int] | None = None) -> int:
+    def export_jsonl(self, dataset: str | int, path: str | Path, item_ids: set[int] | None = None,
+                     ctx: JobContext | None = None) -> int:
         """One item a line, with provenance (``item_ids``: only those); return how many were written."""
-        return exporting.export_jsonl(self.engine, self.dataset(dataset).id, Path(path), item_ids)
+        return exporting.export_jsonl(self.engine, self.dataset(dataset).id, Path(path), item_ids, ctx)
 
-    def export_released_gold(self, dataset: str | int, path: str | Path) -> exporting.GoldExport:
+    def export_released_gold(self, dataset: str | int, path: str | Path,
+                             ctx: JobContext | None = None) -> exporting.GoldExport:
         """``export_jsonl`` of the released Gold only, by the rule the Release tab counts
         (reviewer.review.release.gold_status), for the CLI and the File menu alike; says
         how many items were written and how many were withheld, for what."""
         released, withheld, reasons = self._release_split(dataset)
-        written = self.export_jsonl(dataset, path, item_ids={s.item_id for s in released})
+        written = self.export_jsonl(dataset, path, item_ids={s.item_id for s in released}, ctx=ctx)
         return exporting.GoldExport(written, withheld, reasons)
 
     def export_released_gold_source(self, dataset: str | int, out: str | Path,

@@ -95,3 +95,24 @@ def test_a_jsonl_export_onto_a_folder_says_so_and_leaves_it(store, nestools, tmp
     assert _snapshot(target) == {"inside.txt": b"kept\n"}
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
 
+
+
+def test_a_cancelled_jsonl_export_leaves_the_previous_file_as_it_was(store, tmp_path):
+    """The File menu's JSONL export ran to the end whatever the user pressed, then said
+    "Cancelled: nothing was imported or written" beside a complete new file."""
+    data = R.nestools_like(tmp_path / "src", 2500)
+    store.import_dataset(data, format="nestools", name="nt")
+    target = tmp_path / "out.jsonl"
+    target.write_text("the previous export\n")
+    seen = []
+
+    def cancel_while_writing(p):
+        seen.append(p.message)
+        if "written" in p.message:
+            raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        store.export_jsonl("nt", target, ctx=JobContext(on_progress=cancel_while_writing))
+    assert seen[-1] == "1,000 of 2,500 items written"
+    assert target.read_text() == "the previous export\n"
+    assert not any(p.name.startswith(".out.jsonl") for p in tmp_path.iterdir())  # no temporary file left
