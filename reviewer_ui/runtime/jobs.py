@@ -129,6 +129,23 @@ def _report(job: Job, outcome: str, value: object, trace: str) -> None:
         pass
 
 
+# Threads for the app's jobs. Qt's global pool has one a core: on a 2-core laptop an export
+# and a check held both, and every item load, page read and save waited behind them (a J
+# press took 25 s to show the next item, first-time-user walkthrough). Most jobs wait on the
+# database or the disk, or take turns at the GIL; a quick one needs a thread, not a core.
+JOB_THREADS = 8
+_pool: QThreadPool | None = None
+
+
+def job_pool() -> QThreadPool:
+    """The pool every JobRunner without its own uses (``JOB_THREADS`` threads)."""
+    global _pool
+    if _pool is None:
+        _pool = QThreadPool()
+        _pool.setMaxThreadCount(max(JOB_THREADS, QThreadPool.globalInstance().maxThreadCount()))
+    return _pool
+
+
 class JobRunner(QObject):
     """Runs jobs on a thread pool; one live job per key.
 
@@ -142,7 +159,7 @@ class JobRunner(QObject):
 
     def __init__(self, pool: QThreadPool | None = None, parent: QObject | None = None):
         super().__init__(parent)
-        self.pool = pool or QThreadPool.globalInstance()
+        self.pool = pool or job_pool()
         self._jobs: dict[str, Job] = {}  # newest job per key
         self._alive: set[Job] = set()  # every job not yet done (Python must keep them)
 

@@ -136,3 +136,23 @@ def test_a_job_that_outlives_its_owner_ends_quietly(qtbot, runner):
         assert runner.pool.waitForDone(5000)
         QApplication.processEvents()
     assert exceptions == []
+
+
+def test_a_quick_job_is_not_kept_waiting_behind_long_ones(qtbot):
+    """Two or three long jobs (an export, a check, statistics) must not hold every thread: on a
+    2-core laptop Qt's global pool has two, and an item load waited 25 s behind them."""
+    import threading
+
+    from reviewer_ui.runtime.jobs import JobRunner
+
+    runner = JobRunner()  # the app's own pool, as MainWindow makes it
+    release = threading.Event()
+    try:
+        for key in ("export", "check", "stats"):
+            runner.start(key, lambda ctx: release.wait(30))
+        with qtbot.waitSignal(runner.start("item:load", lambda ctx: "item 2").finished, timeout=5000) as done:
+            pass
+        assert done.args == ["item 2"] and runner.is_running("export")
+    finally:
+        release.set()
+        runner.shutdown(10000)
