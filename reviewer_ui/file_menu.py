@@ -80,12 +80,12 @@ def export_job(ctx, store, dataset_id: int, target: str, as_jsonl: bool, gold_on
     Gold, what was withheld and why (the CLI prints the same counts)."""
     if not gold_only:
         if as_jsonl:
-            n = store.export_jsonl(dataset_id, target)
+            n = store.export_jsonl(dataset_id, target, ctx=ctx)
             return f"Wrote {n:,} {_items(n)} to {target}."
         files = store.export_dataset(dataset_id, target, ctx=ctx)
         return f"Wrote {len(files)} file{'s' if len(files) != 1 else ''} under {target}."
     if as_jsonl:
-        done = store.export_released_gold(dataset_id, target)
+        done = store.export_released_gold(dataset_id, target, ctx=ctx)
         text = f"Wrote {done.written:,} released Gold {_items(done.written)} to {target}."
     else:
         done = store.export_released_gold_source(dataset_id, target, ctx=ctx)
@@ -313,7 +313,7 @@ class ImportDialog(JobDialog):
         if what == "run":
             self.dataset = QComboBox()
             for d in window.datasets:
-                self.dataset.addItem(f"{d.name}  ({d.items} items)", d.id)
+                self.dataset.addItem(f"{d.name}  ({d.items:,} items)", d.id)
             current = window.current_dataset()
             if current is not None:
                 self.dataset.setCurrentIndex(self.dataset.findData(current.id))

@@ -354,7 +354,7 @@ class MainWindow(QMainWindow):
         self.dataset_box.blockSignals(True)
         self.dataset_box.clear()
         for d in datasets:
-            self.dataset_box.addItem(f"{d.name}  ({d.items} items, {d.kind})", d.id)
+            self.dataset_box.addItem(f"{d.name}  ({d.items:,} items, {d.kind})", d.id)
         self.dataset_box.setCurrentIndex(self.dataset_box.findData(current.id))
         self.dataset_box.blockSignals(False)
         if fresh.items != current.items:  # rows added: reload them, keeping the selected item
@@ -447,7 +447,7 @@ class MainWindow(QMainWindow):
         self.dataset_box.blockSignals(True)
         self.dataset_box.clear()
         for d in datasets:
-            self.dataset_box.addItem(f"{d.name}  ({d.items} items, {d.kind})", d.id)
+            self.dataset_box.addItem(f"{d.name}  ({d.items:,} items, {d.kind})", d.id)
         names = [d.name for d in datasets]
         index = names.index(wanted) if wanted in names else (0 if datasets else -1)
         self.dataset_box.setCurrentIndex(index)

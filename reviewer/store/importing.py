@@ -579,7 +579,7 @@ def _import_run(conn: Connection, dataset_id: int, parsed: ParsedRun, ctx: JobCo
             rows.clear()
         if n % 200 == 0:
             ctx.check_cancelled()
-            ctx.progress(n, None, f"read {n} outputs")
+            ctx.progress(n, None, f"{n:,} outputs read")
     if not seen:
         # an empty file would leave an empty run (or nothing new) and exit 0: most likely the
         # wrong file; raising here rolls back the run row made above

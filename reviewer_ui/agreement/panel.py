@@ -337,7 +337,8 @@ class AgreementPanel(QWidget):
             return
         self.status.setText(
             f"{result.scope}: {report.n_items:,} items, {report.n_ratings:,} ratings by "
-            f"{len(report.annotators)} annotators ({', '.join(report.annotators)})."
+            f"{len(report.annotators)} annotator{'s' if len(report.annotators) != 1 else ''} "
+            f"({', '.join(report.annotators)})."
         )
         self.warnings_expanded = False
         self._show_warnings()

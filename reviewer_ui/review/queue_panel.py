@@ -160,7 +160,7 @@ class QueuePanel(QWidget):
         if p is None or not self.session.signed_in:  # e.g. a save of the previous identity landing
             return
         percent = f" ({100 * p.mine // p.items}%)" if p.items else ""
-        self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine} of {p.items} items{percent}")
+        self.mine_label.setText(f"You ({self.session.name}) annotated {p.mine:,} of {p.items:,} items{percent}")
         self.mine_bar.setRange(0, max(1, p.items))
         self.mine_bar.setValue(p.mine)
         adjudicator = self.session.is_adjudicator

@@ -152,7 +152,7 @@ class ReleasePanel(QWidget):
         self.summary.setText(f"<b>{self.released}</b> of {self.total} items are released as Gold "
                              "(settled Pass or Fix, automatic checks pass, ambiguity Low or Medium).")
         self.released_button.setText(f"Released: {self.released}")
-        self.withheld_button.setText(f"Withheld: {len(groups.withheld)}")
+        self.withheld_button.setText(f"Withheld: {len(groups.withheld):,}")
         self.released_button.setEnabled(bool(groups.released))
         self.withheld_button.setEnabled(bool(groups.withheld))
         self.reason_list.clear()

@@ -183,7 +183,7 @@ class FilterBar(QWidget):
                 wanted = combo.checked()
                 combo.clear()
                 for value, n in values:
-                    combo.add_value(f"{value}  ({n})", value)
+                    combo.add_value(f"{value}  ({n:,})", value)
                 combo.set_checked(wanted)
                 combo.setEnabled(len(values) > 1 or bool(wanted))
         finally:
@@ -246,7 +246,7 @@ class FilterBar(QWidget):
         ids = tuple(item_ids)
         self._only = (label, ids)
         n = len(ids)
-        self.only_label.setText(f"Showing only the {n} item{'s' if n != 1 else ''} {label}")
+        self.only_label.setText(f"Showing only the {n:,} item{'s' if n != 1 else ''} {label}")
         self.only_row.setVisible(True)
         self._emit()
 

@@ -317,7 +317,7 @@ class GuardsPane(QWidget):
         self.progress.setText("checking…")
 
         def progressed(p):
-            self.progress.setText(f"checking… {p.done}/{p.total}" if p.total else "checking…")
+            self.progress.setText(f"checking… {p.done:,} of {p.total:,}" if p.total else "checking…")
 
         def done(summary):
             self.check_button.setEnabled(True)
