@@ -10,6 +10,8 @@ them (file and line), and the new items in the window at once (the window's
 
 from __future__ import annotations
 
+import collections
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt
@@ -146,15 +148,39 @@ def open_store_job(ctx, url: str):
     return Store(url)
 
 
-def progress_words(p) -> str:
-    """A job's progress as a person reads it: its message, then the rate and the time left
-    once they mean something (a second of work done, a total known)."""
+def progress_words(p, rate: float | None = None) -> str:
+    """A job's progress as a person reads it: its message, then ``rate`` (units a second,
+    ``RecentRate``'s) and the time left at that rate, when known."""
     words = [p.message]
-    if p.rate is not None and p.elapsed >= 1.0:
-        words.append(f"{p.rate:,.0f} a second")
-        if p.eta is not None and p.total and p.done < p.total:
-            words.append(f"about {p.eta:,.0f} s left" if p.eta >= 1 else "less than a second left")
+    if rate:
+        words.append(f"{rate:,.0f} a second")
+        if p.total and p.done < p.total:
+            eta = (p.total - p.done) / rate
+            words.append(f"about {eta:,.0f} s left" if eta >= 1 else "less than a second left")
     return " · ".join(words)
+
+
+class RecentRate:
+    """A job's rate over its last few seconds of reports, for ``progress_words``.
+
+    Not ``Progress.rate`` (done over the whole time since the job began): an export reads
+    for 20 s before it counts what it writes, and that rate said "10 a second · about
+    10,068 s left" of a job that had 4 s to go. A report of another total, or of fewer
+    done, starts a new phase."""
+
+    WINDOW_S = 5.0
+
+    def __init__(self):
+        self.samples: collections.deque = collections.deque()
+
+    def add(self, p, now: float) -> float | None:
+        if self.samples and (p.total != self.samples[-1][2] or p.done < self.samples[-1][1]):
+            self.samples.clear()
+        self.samples.append((now, p.done, p.total))
+        while len(self.samples) > 2 and now - self.samples[1][0] >= self.WINDOW_S:
+            self.samples.popleft()
+        then, done_then, _ = self.samples[0]
+        return (p.done - done_then) / (now - then) if now - then >= 1.0 and p.done > done_then else None
 
 
 # -- dialogs --------------------------------------------------------------------------------------------
@@ -239,6 +265,7 @@ class JobDialog(QDialog):
         self.message.setStyleSheet("")
         self.progress.setRange(0, 0)
         self.progress.setVisible(True)
+        self._rate = RecentRate()
         self.start_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.job = self.runner.start(self.job_key, fn, *args, on_result=on_result, on_error=self._failed,
@@ -250,8 +277,9 @@ class JobDialog(QDialog):
         if p.total:
             self.progress.setRange(0, p.total)
             self.progress.setValue(min(p.done, p.total))
+        rate = self._rate.add(p, time.monotonic())
         if p.message and self.cancel_button.isEnabled():  # not after the job ended (a late report)
-            self.progress_text.setText(progress_words(p))
+            self.progress_text.setText(progress_words(p, rate))
             self.progress_text.setVisible(True)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt's name

@@ -208,14 +208,22 @@ def test_the_import_form_has_no_empty_row_under_format(qtbot, window, tmp_path):
     dialog.close()
 
 
-def test_a_jobs_progress_reads_as_words_with_its_rate_and_time_left():
+def test_a_jobs_progress_reads_as_words_with_its_recent_rate_and_time_left():
     from reviewer.jobs import Progress
-    from reviewer_ui.file_menu import progress_words
+    from reviewer_ui.file_menu import RecentRate, progress_words
 
+    def report(done, total, message, at):
+        return Progress(done, total, message, at), at
+
+    rate = RecentRate()
+    # an export: 20 s of reading with no count, then writing at 25,000 items a second
+    assert rate.add(*report(0, None, "reading", 0.0)) is None
+    assert rate.add(*report(0, None, "reading", 20.0)) is None
+    assert rate.add(*report(25_000, 100_000, "25,000 of 100,000 written", 21.0)) is None  # a new phase
+    p, at = report(75_000, 100_000, "75,000 of 100,000 written", 23.0)
+    assert progress_words(p, rate.add(p, at)) == "75,000 of 100,000 written · 25,000 a second · about 1 s left"
+    p, at = report(99_000, 100_000, "99,000 of 100,000 written", 23.96)
+    assert progress_words(p, rate.add(p, at)).endswith("less than a second left")
     assert progress_words(Progress(1000, 100_000, "1,000 of about 100,000 items read", 0.4)) == \
-        "1,000 of about 100,000 items read"  # under a second: no rate yet
-    assert progress_words(Progress(37_000, 100_000, "37,000 of about 100,000 items read", 1.5)) == \
-        "37,000 of about 100,000 items read · 24,667 a second · about 3 s left"
-    assert progress_words(Progress(99_000, 100_000, "99,000 of about 100,000 items read", 4.0)).endswith(
-        "less than a second left")
-    assert progress_words(Progress(5000, None, "5,000 items read", 2.0)) == "5,000 items read · 2,500 a second"
+        "1,000 of about 100,000 items read"  # no rate yet
+    assert progress_words(Progress(5000, None, "5,000 items read", 2.0), 2500.0) == "5,000 items read · 2,500 a second"
