@@ -1,7 +1,7 @@
 """A combo box whose entries are check boxes: pick any number of values.
 
-Entry 0 is "Any" (nothing checked = no filter). Clicking an entry in the popup
-toggles it and keeps the popup open; clicking "Any" clears and closes. The box
+Entry 0 is "Any" (nothing checked = no filter). Clicking an entry in the popup, or
+Space on it, toggles it and keeps the popup open; "Any" clears and closes. The box
 shows "Any", the single checked label, or "N of M". Picking an entry
 programmatically with ``setCurrentIndex`` checks that entry alone (a plain
 single choice), so code written for a QComboBox keeps working.
@@ -27,6 +27,7 @@ class CheckCombo(QComboBox):
         self._quiet = False
         self.clear()
         self.view().viewport().installEventFilter(self)
+        self.view().installEventFilter(self)  # Space on an entry
         self.currentIndexChanged.connect(self._on_index)
 
     # -- entries -------------------------------------------------------------------
@@ -71,21 +72,31 @@ class CheckCombo(QComboBox):
     # -- user interaction ----------------------------------------------------------
 
     def eventFilter(self, obj, event) -> bool:
-        # A click on an entry toggles it instead of choosing it and closing the popup.
+        # A click on an entry, or Space on the current one, toggles it instead of choosing it
+        # and closing the popup. Space was left to the list view, which ticked the box without
+        # a word to the filter: the box said "2 of 5" while the table kept one value.
         if event.type() == QEvent.Type.MouseButtonRelease and obj is self.view().viewport():
             index = self.view().indexAt(event.position().toPoint())
             if index.isValid():
-                if index.row() == 0:
-                    self.set_checked([])
-                    self.hidePopup()
-                else:
-                    item = self._model.item(index.row())
-                    item.setCheckState(_UNCHECKED if item.checkState() == _CHECKED else _CHECKED)
-                    self._sync_index()
-                    self.checked_changed.emit()
-                    self.update()
+                self._toggle(index.row())
                 return True
+        if (event.type() == QEvent.Type.KeyPress and obj is self.view() and event.key() == Qt.Key.Key_Space
+                and self.view().currentIndex().isValid()):
+            self._toggle(self.view().currentIndex().row())
+            return True
         return super().eventFilter(obj, event)
+
+    def _toggle(self, row: int) -> None:
+        """Toggle entry ``row`` ("Any", row 0, clears and closes)."""
+        if row == 0:
+            self.set_checked([])
+            self.hidePopup()
+            return
+        item = self._model.item(row)
+        item.setCheckState(_UNCHECKED if item.checkState() == _CHECKED else _CHECKED)
+        self._sync_index()
+        self.checked_changed.emit()
+        self.update()
 
     def showPopup(self) -> None:
         # The list is as wide as the box by default, which elides "AGGREGATION  (2)".
