@@ -68,6 +68,13 @@ ROW_KEYS = (
 )
 
 
+def source_texts(row) -> tuple:
+    """A feed row's texts in the order of ``importing.STORED_TEXTS`` (the gold: as imported)."""
+    get = dict(zip(ROW_KEYS, row))
+    return (get["raw"], get["raw_refs"], get["question"], get["gold"], get["payload"], get["context_hash"],
+            get["schema_hash"])
+
+
 def source_values(row) -> tuple:
     """What a re-import compares of a feed row with the item already stored
     (``importing.source_values``'s tuple): the source record, the payload as the reader made

@@ -24,13 +24,14 @@ Contracts:
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 from collections.abc import Iterable
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from sqlalchemy import func, select, text
+from sqlalchemy import Text, cast, func, select, text
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 
@@ -42,13 +43,13 @@ from reviewer.store.bulk import CHUNK, insert_encoded, insert_ignoring_duplicate
 from reviewer.store.checks import check_item, check_storable, where_in_file
 from reviewer.store.import_feed import ROW_KEYS as FEED_ROW_KEYS
 from reviewer.store.import_feed import Feed
+from reviewer.store.import_feed import source_texts as feed_source_texts
 from reviewer.store.import_feed import source_values as feed_source_values
-from reviewer.store.item_json import JSON_COLUMNS, compact_raw
-from reviewer.store.item_json import stored_payload
-from reviewer.store.item_json import stored_raw as stored_record
+from reviewer.store.item_json import JSON_COLUMNS, compact_raw, expand_raw
 from reviewer.store.jsontext import same_value
 from reviewer.store.models import Blob, Dataset, Item, Output, Run, utcnow
 from reviewer.store.payloads import compact as compact_payload
+from reviewer.store.payloads import expand as expand_payload
 
 blob_t, dataset_t, item_t, run_t, output_t = (
     Blob.__table__, Dataset.__table__, Item.__table__, Run.__table__, Output.__table__,
@@ -360,7 +361,7 @@ def _read_here(parsed, ctx, conn, dataset_id, blobs, existing, position, summary
     """The items read and checked in this process, written a chunk at a time."""
     source = parsed.dataset.source
     rows: list[dict] = []
-    already_stored: list = []  # (record_id, source_values) of records already in the database, checked per chunk
+    already_stored: list = []  # records already in the database (see _count_changed), checked per chunk
 
     def flush() -> None:
         nonlocal rows, already_stored
@@ -372,7 +373,7 @@ def _read_here(parsed, ctx, conn, dataset_id, blobs, existing, position, summary
         first_seen(rec.record_id, rec.source_file or source, where_in_file(rec))
         check_item(rec, source)
         if rec.record_id in existing:
-            already_stored.append((rec.record_id, source_values(rec)))
+            already_stored.append((rec.record_id, None, lambda rec=rec: source_values(rec)))
         else:
             rows.append(_item_row(rec, dataset_id, position, blobs))
             position += 1
@@ -396,7 +397,7 @@ def _read_from_feed(feed, ctx, conn, dataset_id, existing, position, summary, wr
         for record_id, where, file, row in entries:
             first_seen(record_id, file, where)
             if record_id in existing:
-                already_stored.append((record_id, feed_source_values(row)))
+                already_stored.append((record_id, feed_source_texts(row), lambda row=row: feed_source_values(row)))
             else:
                 rows.append([dataset_id, position, *row])
                 position += 1
@@ -458,26 +459,50 @@ def source_values(rec) -> tuple:
             None if rec.schema is None else blob_hash(rec.schema))
 
 
+# What a re-import reads of an item already stored: each column it compares as the text it
+# holds (the gold as imported). An item imported by this version and unchanged since holds
+# the very texts the import's reading process makes, compared without decoding anything.
+STORED_TEXTS = (
+    cast(item_t.c.raw, Text), cast(item_t.c.raw_refs, Text), item_t.c.question,
+    cast(func.coalesce(item_t.c.original_gold, item_t.c.gold), Text), cast(item_t.c.payload, Text),
+    item_t.c.context_hash, item_t.c.schema_hash,
+)
+
+
 def _count_changed(conn: Connection, dataset_id: int, records: list, summary: ImportSummary) -> None:
     """Count the records already stored as unchanged, or as changed in the source (kept as
-    stored: an import never overwrites an item). ``records``: ``(record_id, source_values)``."""
+    stored: an import never overwrites an item). ``records``: ``(record_id, texts, values)``,
+    ``texts`` the record's ``STORED_TEXTS`` as an import would write them (None: not known)
+    and ``values()`` its ``source_values``, compared when the texts differ (a row written by
+    an earlier version, a value that reads the same in other text)."""
     if not records:
         return
     stored = {
-        row.record_id: (raw, stored_payload(row, raw), row.context_hash, row.schema_hash)
+        row[0]: tuple(row[1:])
         for row in conn.execute(
-            select(item_t.c.record_id, item_t.c.context_hash, item_t.c.schema_hash, *JSON_COLUMNS).where(
-                item_t.c.dataset_id == dataset_id, item_t.c.record_id.in_([r for r, _ in records])
+            select(item_t.c.record_id, *STORED_TEXTS).where(
+                item_t.c.dataset_id == dataset_id, item_t.c.record_id.in_([r for r, _, _ in records])
             )
         )
-        for raw in (stored_record(row),)
     }
-    for record_id, values in records:
+    for record_id, texts, values in records:
+        row = stored.get(record_id)
         # as JSON tells values apart: 1 -> true or 1 -> 1.0 in the source is a change (== says equal)
-        if record_id in stored and same_value(stored[record_id], values):
+        if row is not None and (row == texts or same_value(_stored_values(row), values())):
             summary.unchanged += 1
         else:
             summary.changed_in_source.append(record_id)
+
+
+def _stored_values(texts: tuple) -> tuple:
+    """``source_values`` of a stored item, from its ``STORED_TEXTS`` (item_json's rules)."""
+    raw_text, refs_text, question, gold_text, payload_text, context_hash, schema_hash = texts
+    raw = expand_raw(_loads(raw_text), _loads(refs_text), question, _loads(gold_text))
+    return raw, expand_payload(_loads(payload_text), raw), context_hash, schema_hash
+
+
+def _loads(text):
+    return None if text is None else json.loads(text)
 
 
 def import_run(
