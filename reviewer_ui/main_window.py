@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QProgressBar,
     QSplitter,
-    QTableView,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -44,8 +43,9 @@ from reviewer_ui.runtime.jobs import JobRunner
 from reviewer_ui.models.item_table import COL, ItemTableModel
 from reviewer_ui.review.dock import install as install_review
 from reviewer_ui.runs.dock import install as install_runs
-from reviewer_ui.widgets.elided_combo import ElidedComboBox
 from reviewer_ui.widgets.docking import scrolled
+from reviewer_ui.widgets.elided_combo import ElidedComboBox
+from reviewer_ui.widgets.row_table import RowTableView
 from reviewer_ui.store_watch import StoreWatcher
 from reviewer_ui.views.filter_bar import FilterBar
 from reviewer_ui.views.item_view import PICK_AN_ITEM, ItemView
@@ -118,7 +118,7 @@ class MainWindow(QMainWindow):
         self.model.dataChanged.connect(self._rows_arrived)
         self.model.ids_loaded.connect(self._rows_arrived)
         self.model.load_failed.connect(lambda msg: self.statusBar().showMessage(f"database error: {msg}", 8000))
-        self.table = QTableView()
+        self.table = RowTableView()  # Home/End: the first/last item
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
