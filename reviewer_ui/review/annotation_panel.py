@@ -39,8 +39,8 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from shiboken6 import isValid
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QScrollArea, QTreeWidget,
-    QTreeWidgetItem, QVBoxLayout, QWidget,
+    QApplication, QDialog, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QScrollArea,
+    QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -77,6 +77,7 @@ class AnnotationPanel(QWidget):
         self.session = session
         self.store = session.store
         self.detail = None  # ItemDetail shown
+        self._focus_before_disable = None  # the form's widget that had the keyboard while it was disabled
         self.snapshot: ReviewSnapshot | None = None
         self.version: int | None = None  # stored version this panel is based on
         self.saved_draft: Draft | None = None  # as stored (None: no annotation yet)
@@ -223,9 +224,24 @@ class AnnotationPanel(QWidget):
             sc.setContext(context)
 
     def _set_enabled(self, on: bool) -> None:
-        for w in (self.verdict, self.checks_box, self.ambiguity, self.difficulty, self.tags, self.note,
-                  self.fix_button):
+        """Enable or disable the form. Disabling the widget that has the keyboard (the error
+        tags, say, after R saved and the next item loads) made Qt pass the keyboard on to the
+        next button, "Next item I have not annotated (N)", where a Space meant for the next
+        item's tags jumped to another item: the keyboard goes back where it was, unless the
+        user has put it somewhere since."""
+        fields = (self.verdict, self.checks_box, self.ambiguity, self.difficulty, self.tags, self.note,
+                  self.fix_button)
+        focused = QApplication.focusWidget()
+        if not on and focused is not None and any(w is focused or w.isAncestorOf(focused) for w in fields):
+            self._focus_before_disable = focused
+            self.setFocus(Qt.FocusReason.OtherFocusReason)  # the panel holds it meanwhile, not a button
+        for w in fields:
             w.setEnabled(on)
+        held = self._focus_before_disable
+        if on and held is not None:
+            self._focus_before_disable = None
+            if QApplication.focusWidget() is self and held.isEnabled() and held.isVisible():
+                held.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # -- showing an item -----------------------------------------------------------------
 

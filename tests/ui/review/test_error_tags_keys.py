@@ -58,6 +58,10 @@ def test_t_reaches_the_error_tags_and_space_ticks_one_saved_with_the_reject(qtbo
         row = next(r for r in range(window.model.rowCount()) if window.model.item_id(r) == item_id)
         qtbot.waitUntil(lambda: "you: reject" in str(window.model.index(row, review).data()), timeout=10000)
         wait_idle(qtbot, window)
+        # the next item's tags have the keyboard again: not the "Next item I have not annotated"
+        # button, which Qt gave it while the form was disabled (a Space there jumped to another item)
+        qtbot.waitUntil(lambda: panel.tags.isEnabled(), timeout=5000)
+        assert QApplication.focusWidget() is panel.tags, QApplication.focusWidget()
         shot(window, "4-saved")
     finally:
         panel.saved.disconnect(stored.append)
