@@ -24,31 +24,18 @@ here have none.
 from __future__ import annotations
 
 import gc
-import threading
 from contextlib import contextmanager
 
-_lock = threading.Lock()
-_depth = 0
-_paused_by_us = False
+from reviewer.jobs import collector_paused
 
 
 @contextmanager
 def paused():
-    global _depth, _paused_by_us
-    with _lock:
-        if _depth == 0 and gc.isenabled():
-            gc.disable()
-            _paused_by_us = True
-        _depth += 1
-    try:
+    """``reviewer.jobs.collector_paused`` (the same count: a core job's pause and this one's
+    overlap safely), then freeze what exists, so later collections skip it."""
+    with collector_paused():
         yield
-    finally:
-        with _lock:
-            _depth -= 1
-            if _depth == 0 and _paused_by_us:
-                gc.freeze()
-                gc.enable()
-                _paused_by_us = False
+    gc.freeze()
 
 
 def full_collection() -> int:
