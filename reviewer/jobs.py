@@ -9,6 +9,7 @@ GUI sets. The core never knows which.
 
 from __future__ import annotations
 
+import functools
 import gc
 import threading
 import time
@@ -118,7 +119,6 @@ def collector_paused():
 
 def over_whole_dataset(job):
     """Decorator: ``job`` runs with the collector paused (``collector_paused``)."""
-    import functools
 
     @functools.wraps(job)
     def run(*args, **kwargs):
