@@ -29,18 +29,17 @@ Used for formats whose ``read`` only opens the file and reads items as they are
 iterated (``FORMATS``), and files of at least ``MIN_BYTES``: starting a Python
 process costs ~0.15 s, more than a small file's whole import.
 
-The child: ``python -P -m reviewer.store.import_feed`` (-P: the working folder is not on its path), a pickled request on stdin
-(format name, path), pickled messages on stdout:
+The child: ``python -P -m reviewer.store.import_feed`` (-P: the working folder is not on its
+path), a pickled request on stdin (format name, path), pickled messages on stdout:
 ``("chunk", blobs, entries, total)``, ``("error", path, where, message)``, ``("done", count)``;
 ``total`` is the reader's latest estimate of the items in the file (None when it gives none).
 An entry is ``(record_id, where, file, row)``; ``row`` holds the values of
 ``ROW_KEYS`` with the JSON columns as JSON text, stored as reviewer.store.item_json says
-(``source_values`` gives the record back).
+(``source_texts`` gives those a re-import compares with a stored item).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import pickle
 import subprocess
@@ -50,8 +49,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from reviewer.errors import InputError, ReviewerError
-from reviewer.store.payloads import expand as expand_payload
-from reviewer.store.raw_refs import compact_raw, expand_raw
+from reviewer.store.raw_refs import compact_raw
 
 # Formats whose read() is lazy (the importer reads the dataset header, the child the
 # items), with the module that registers each.
@@ -73,16 +71,6 @@ def source_texts(row) -> tuple:
     get = dict(zip(ROW_KEYS, row))
     return (get["raw"], get["raw_refs"], get["question"], get["gold"], get["payload"], get["context_hash"],
             get["schema_hash"])
-
-
-def source_values(row) -> tuple:
-    """What a re-import compares of a feed row with the item already stored
-    (``importing.source_values``'s tuple): the source record, the payload as the reader made
-    it, and the hashes of its context and schema texts."""
-    get = dict(zip(ROW_KEYS, row))
-    refs = None if get["raw_refs"] is None else json.loads(get["raw_refs"])
-    raw = expand_raw(json.loads(get["raw"]), refs, get["question"], json.loads(get["gold"]))
-    return raw, expand_payload(json.loads(get["payload"]), raw), get["context_hash"], get["schema_hash"]
 
 
 class Broken(ReviewerError):

@@ -44,8 +44,7 @@ from reviewer.store.checks import check_item, check_storable, where_in_file
 from reviewer.store.import_feed import ROW_KEYS as FEED_ROW_KEYS
 from reviewer.store.import_feed import Feed
 from reviewer.store.import_feed import source_texts as feed_source_texts
-from reviewer.store.import_feed import source_values as feed_source_values
-from reviewer.store.item_json import JSON_COLUMNS, compact_raw, expand_raw
+from reviewer.store.item_json import compact_raw, expand_raw
 from reviewer.store.jsontext import same_value
 from reviewer.store.models import Blob, Dataset, Item, Output, Run, utcnow
 from reviewer.store.payloads import compact as compact_payload
@@ -280,8 +279,6 @@ def _first_line(exc: DBAPIError) -> str:
     return f"{type(orig).__name__}: {line}"
 
 
-
-
 NAME_MAX = dataset_t.c.name.type.length  # the longest dataset name the table holds alike on both databases
 RECORD_ID_MAX = item_t.c.record_id.type.length  # and the longest item id
 
@@ -397,7 +394,8 @@ def _read_from_feed(feed, ctx, conn, dataset_id, existing, position, summary, wr
         for record_id, where, file, row in entries:
             first_seen(record_id, file, where)
             if record_id in existing:
-                already_stored.append((record_id, feed_source_texts(row), lambda row=row: feed_source_values(row)))
+                texts = feed_source_texts(row)  # decoded only when they differ from the stored ones
+                already_stored.append((record_id, texts, lambda texts=texts: _stored_values(texts)))
             else:
                 rows.append([dataset_id, position, *row])
                 position += 1
